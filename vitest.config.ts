@@ -6,6 +6,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    env: { OPSPILOT_STRICT_INVARIANTS: "1" },
   },
 });

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import type { RunnableConfig } from "@langchain/core/runnables";
+
+/** Limits and options of one run, read from `config.configurable`; every field has a default. */
+export const RunOptionsSchema = z.object({
+  userId: z.string().min(1).default("local").describe("User on whose behalf the run acts"),
+  role: z.string().min(1).default("operator").describe("Role that decides which tools may run: viewer, operator or admin"),
+  maxSteps: z.number().int().min(1).max(100).default(8).describe("Model turns with tool calls before the run stops with max_steps"),
+  maxWallTimeMs: z.number().int().min(100).default(120_000).describe("Active wall time of a run (pauses excluded) before it stops with timeout"),
+  maxToolFailsInRow: z.number().int().min(1).default(3).describe("Consecutive failed observations before the run stops with too_many_fails"),
+  identicalCallLimit: z.number().int().min(2).default(3).describe("Times the same calls may be proposed in a row before loop_detected"),
+  tokenBudget: z.number().int().min(1).default(200_000).describe("Tokens a run may spend before budget_exhausted"),
+  costBudgetUsd: z.number().min(0).optional().describe("Dollars a run may spend before budget_exhausted (needs prices)"),
+  inputPricePerMillion: z.number().min(0).default(0).describe("USD per million input tokens, for the cost budget"),
+  outputPricePerMillion: z.number().min(0).default(0).describe("USD per million output tokens, for the cost budget"),
+  stepTools: z
+    .array(z.string())
+    .optional()
+    .describe("Serial step mode: step n exposes only stepTools[n-1] (the last entry repeats); other tools are skipped"),
+  observationMaxChars: z.number().int().min(200).default(4_000).describe("Cap on the text of one observation"),
+  strictInvariants: z.boolean().default(false).describe("Throw on a pairing violation instead of repairing it"),
+});
+
+/** Limits and options of one run. */
+export type RunOptions = z.infer<typeof RunOptionsSchema>;
+/** Options as a caller may pass them (all optional). */
+export type RunOptionsInput = z.input<typeof RunOptionsSchema>;
+
+const optionKeys = Object.keys(RunOptionsSchema.shape) as Array<keyof RunOptions>;
+
+/** Reads and validates the run options from a LangGraph config; unknown configurable keys are ignored. */
+export function readRunOptions(config: RunnableConfig | undefined): RunOptions {
+  const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const key of optionKeys) if (configurable[key] !== undefined) picked[key] = configurable[key];
+  return RunOptionsSchema.parse(picked);
+}
+
+/**
+ * LangGraph's recursion limit for a run with these options: one step is at most five
+ * supersteps (call_model, guard_calls, validate_calls, review_calls, execute_tools), plus a
+ * deferred review per step and finish_run, so the guard's `max_steps` always fires first.
+ */
+export function recursionLimitFor(options: Pick<RunOptions, "maxSteps">): number {
+  return (options.maxSteps + 2) * 6 + 10;
+}

@@ -1,0 +1,98 @@
+import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
+import type { ErrorCode } from "../runtime/observation.js";
+import type { StopReason } from "../runtime/stop-reasons.js";
+import type { MissingField } from "../runtime/interrupts.js";
+
+/** Bookkeeping of the current run; reset when a new user message starts a run. */
+export interface RunInfo {
+  /** Id of the run (records, events). */
+  runId: string;
+  /** Epoch ms the active clock started; moved forward over pauses so waiting is not counted. */
+  startedAt: number;
+  /** Epoch ms of the last node that did work; lets a resume exclude the pause from the wall time. */
+  lastActiveAt: number;
+  /** Model turns so far in this run. */
+  steps: number;
+  /** Consecutive failed observations. */
+  failsInRow: number;
+  /** Fingerprints of the last few steps' calls, newest last (loop detection). */
+  recentSteps: string[];
+  /** Tokens spent by this run. */
+  tokens: number;
+  /** Dollars spent by this run, from the configured prices. */
+  costUsd: number;
+  /** Language of the user's message, for the messages the loop writes itself. */
+  language: "zh" | "en";
+  /** Whether this run was resumed from a pause at least once. */
+  resumed: boolean;
+}
+
+/** Status of one call of the current batch. */
+export type CallStatus = "ready" | "needs_params" | "needs_approval" | "failed" | "done";
+
+/** One call of the batch the model proposed, with what the loop decided for it. */
+export interface PlannedCall {
+  /** Tool-call id from the model (made unique). */
+  callId: string;
+  /** Tool name as proposed. */
+  tool: string;
+  /** Args to run with: frozen once approved. */
+  args: Record<string, unknown>;
+  /** sha256 of the canonical args. */
+  argsHash: string;
+  /** Where the call stands. */
+  status: CallStatus;
+  /** Whether the tool only reads. */
+  readOnly: boolean;
+  /** Tool risk. */
+  risk: "low" | "high";
+  /** For `failed`: the observation the executor writes instead of running. */
+  failure?: { errorCode: ErrorCode; message: string };
+  /** For `needs_params`: the fields to ask for. */
+  missing?: MissingField[];
+  /** Why the call waits (deferred requests carry the tool's own reason). */
+  reason?: string;
+  /** Set once the user approved or edited: the hash the approval is bound to. */
+  approvedHash?: string;
+}
+
+/** The batch of calls of the latest model turn. */
+export interface Batch {
+  /** Step the batch belongs to. */
+  step: number;
+  /** The calls, in the model's order. */
+  calls: PlannedCall[];
+}
+
+/** Why the run stopped, when a limit, a cancel or an error stopped it. */
+export interface StopInfo {
+  /** Stop reason of design §5. */
+  reason: StopReason;
+  /** One sentence for the final message. */
+  detail: string;
+}
+
+const lastValue = <T>(initial: () => T) => Annotation<T>({ reducer: (_left, right) => right, default: initial });
+
+/** The graph state, declared once. */
+export const AgentState = Annotation.Root({
+  /** Conversation: user, assistant and tool messages, in order. */
+  messages: MessagesAnnotation.spec.messages,
+  /** Counters and clock of the current run. */
+  run: lastValue<RunInfo | null>(() => null),
+  /** Calls of the latest model turn and their status. */
+  batch: lastValue<Batch | null>(() => null),
+  /** Set when the run stops on a limit, a cancel or an error. */
+  stop: lastValue<StopInfo | null>(() => null),
+});
+
+/** Graph state. */
+export type AgentStateType = typeof AgentState.State;
+/** Partial update a node returns. */
+export type AgentStateUpdate = typeof AgentState.Update;
+
+/** What callers send to start a run: just the new messages. */
+export const AgentInput = Annotation.Root({
+  /** The user's new message(s). */
+  messages: MessagesAnnotation.spec.messages,
+});

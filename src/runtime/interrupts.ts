@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+/** A field the user is asked for, with allowed values where they are enumerated. */
+export const MissingFieldSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  enum: z.array(z.string()).optional(),
+});
+
+/** One call waiting for the user. */
+export const WaitingCallSchema = z.object({
+  callId: z.string(),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  argsHash: z.string(),
+  risk: z.enum(["low", "high"]),
+  missing: z.array(MissingFieldSchema).optional(),
+});
+
+/** What `interrupt()` receives and clients see (design §4). */
+export const InterruptValueSchema = z.object({
+  interruptId: z.string(),
+  interruptType: z.enum(["params_required", "confirm_risky"]),
+  reason: z.string(),
+  calls: z.array(WaitingCallSchema).min(1),
+  error: z.string().optional().describe("Why the previous answer to this pause was refused"),
+});
+
+/** The pause a client must answer. */
+export type InterruptValue = z.infer<typeof InterruptValueSchema>;
+/** One call waiting in a pause. */
+export type WaitingCall = z.infer<typeof WaitingCallSchema>;
+
+/** The user's answer for one waiting call. */
+export const DecisionSchema = z
+  .object({
+    callId: z.string().min(1).describe("The waiting call this decision answers"),
+    action: z.enum(["approve", "edit", "reject"]).describe("approve as shown, edit the args, or reject"),
+    argsHash: z.string().optional().describe("The argsHash the client was shown; must match"),
+    args: z.record(z.string(), z.unknown()).optional().describe("Replacement args (edit only)"),
+    params: z.record(z.string(), z.unknown()).optional().describe("Values for the missing fields"),
+    message: z.string().max(2000).optional().describe("A note from the user, e.g. why they rejected"),
+  })
+  .strict()
+  .superRefine((decision, context) => {
+    if (decision.action === "approve" && decision.args !== undefined) {
+      context.addIssue({ code: "custom", message: "approve takes no args; changing them is an edit", path: ["args"] });
+    }
+    if (decision.action === "edit" && decision.args === undefined) {
+      context.addIssue({ code: "custom", message: "edit needs args", path: ["args"] });
+    }
+  });
+
+/** The resume value passed as `new Command({ resume })` (design §4). */
+export const ResumeValueSchema = z.object({ decisions: z.array(DecisionSchema).min(1) }).strict();
+
+/** One decision of a resume. */
+export type Decision = z.infer<typeof DecisionSchema>;
+/** The resume value. */
+export type ResumeValue = z.infer<typeof ResumeValueSchema>;
+
+/** A field the user is asked for. */
+export type MissingField = z.infer<typeof MissingFieldSchema>;

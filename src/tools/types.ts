@@ -1,0 +1,81 @@
+import type { z } from "zod";
+
+/** Roles a user can have; tools list which of them may call each tool. */
+export type Role = string;
+
+/** The user on whose behalf a run acts. */
+export interface RunUser {
+  /** Stable user id (records, thread ownership). */
+  id: string;
+  /** Role that decides which tools may run. */
+  role: Role;
+}
+
+/** A field the loop asks the user for when the model did not supply it. */
+export interface AskField {
+  /** Shown above the form field and sent to clients. */
+  description: string;
+  /** Allowed values, so a page can draw a select. */
+  enum?: readonly string[];
+}
+
+/** What a tool receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted on cancellation or timeout; long work must honour it. */
+  signal: AbortSignal;
+  /** `threadId:callId`: a write tool applies its effect at most once per key. */
+  idempotencyKey: string;
+  /** Thread the call belongs to. */
+  threadId: string;
+  /** Call id the model gave this invocation. */
+  callId: string;
+  /** Who asked. */
+  user: RunUser;
+}
+
+/** Returned by a tool that discovers mid-run that it needs the user (deferred interrupt). */
+export interface UserInputRequest {
+  /** Marks the value as a request, not a result. */
+  readonly kind: "needs_user";
+  /** Why the tool needs the user, shown in the pause. */
+  reason: string;
+  /** Fields to ask for. */
+  missing: Array<{ name: string } & AskField>;
+}
+
+/** Builds the value a tool returns to ask the user mid-run. */
+export function requestUserInput(reason: string, missing: UserInputRequest["missing"]): UserInputRequest {
+  return { kind: "needs_user", reason, missing };
+}
+
+/** Whether a tool's return value is a mid-run request for the user. */
+export function isUserInputRequest(value: unknown): value is UserInputRequest {
+  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "needs_user";
+}
+
+/** One tool, declared once: everything the loop needs to decide, run and show it (design §3). */
+export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
+  /** snake_case name the model calls. */
+  name: string;
+  /** A prompt: when to use the tool and when not. */
+  description: string;
+  /** Arguments; every field `.describe()`d. */
+  schema: Schema;
+  /** Read-only tools run in parallel; writes run one at a time after the reads. */
+  readOnly: boolean;
+  /** High-risk tools wait for the user's approval before they run. */
+  risk: "low" | "high";
+  /** Fields asked from the user when the model leaves them out. */
+  askUser?: Partial<Record<keyof z.infer<Schema> & string, AskField>>;
+  /** Per-attempt time limit. */
+  timeoutMs: number;
+  /** Roles allowed to call the tool; omitted means every role. */
+  roles?: readonly Role[];
+  /** Does the work. Throw `ToolError` for a classified failure. */
+  run(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** Declares a tool with its argument type inferred from the schema. */
+export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): ToolDefinition {
+  return definition as unknown as ToolDefinition;
+}
