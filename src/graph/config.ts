@@ -18,7 +18,6 @@ export const RunOptionsSchema = z.object({
     .optional()
     .describe("Serial step mode: step n exposes only stepTools[n-1] (the last entry repeats); other tools are skipped"),
   observationMaxChars: z.number().int().min(200).default(4_000).describe("Cap on the text of one observation"),
-  strictInvariants: z.boolean().default(false).describe("Throw on a pairing violation instead of repairing it"),
 });
 
 /** Limits and options of one run. */
@@ -28,9 +27,12 @@ export type RunOptionsInput = z.input<typeof RunOptionsSchema>;
 
 const optionKeys = Object.keys(RunOptionsSchema.shape) as Array<keyof RunOptions>;
 
-/** Reads and validates the run options from a LangGraph config; unknown configurable keys are ignored. */
-export function readRunOptions(config: RunnableConfig | undefined): RunOptions {
-  const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
+/**
+ * Reads and validates the run options of an invocation: `config.context` (LangGraph's
+ * runtime context, what Studio's form sends) over `config.configurable`; other keys are ignored.
+ */
+export function readRunOptions(config: (RunnableConfig & { context?: unknown }) | undefined): RunOptions {
+  const configurable = { ...(config?.configurable ?? {}), ...((config?.context ?? {}) as Record<string, unknown>) } as Record<string, unknown>;
   const picked: Record<string, unknown> = {};
   for (const key of optionKeys) if (configurable[key] !== undefined) picked[key] = configurable[key];
   return RunOptionsSchema.parse(picked);

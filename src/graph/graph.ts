@@ -1,0 +1,55 @@
+import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AgentInput, AgentState } from "./state.js";
+import { RunOptionsSchema } from "./config.js";
+import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "./routing.js";
+import { makeCallModel } from "../nodes/call-model.js";
+import { makeGuardCalls } from "../nodes/guard-calls.js";
+import { makeValidateCalls } from "../nodes/validate-calls.js";
+import { makeReviewCalls } from "../nodes/review-calls.js";
+import { makeExecuteTools } from "../nodes/execute-tools.js";
+import { makeFinishRun } from "../nodes/finish-run.js";
+import { CancellationRegistry } from "../runtime/cancellation.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { Storage } from "../storage/types.js";
+
+/** Everything the graph's nodes depend on. */
+export interface GraphDeps {
+  /** Chat model (demo, OpenAI-compatible, or scripted in tests). */
+  model: BaseChatModel;
+  /** Tools the model may call. */
+  registry: ToolRegistry;
+  /** Journal, raw results and records. */
+  storage: Storage;
+  /** Cancel signals of this process's runs. */
+  cancellations?: CancellationRegistry;
+  /** Overrides the default system prompt. */
+  systemPrompt?: string;
+}
+
+/** The uncompiled graph of design §1. */
+export function buildGraph(deps: GraphDeps) {
+  const cancellations = deps.cancellations ?? new CancellationRegistry();
+  return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
+    .addNode("call_model", makeCallModel({ ...deps, cancellations, recorder: deps.storage }))
+    .addNode("guard_calls", makeGuardCalls())
+    .addNode("validate_calls", makeValidateCalls(deps))
+    .addNode("review_calls", makeReviewCalls(deps))
+    .addNode("execute_tools", makeExecuteTools({ ...deps, cancellations }))
+    .addNode("finish_run", makeFinishRun({ recorder: deps.storage }))
+    .addEdge(START, "call_model")
+    .addConditionalEdges("call_model", routeAfterModel, ["guard_calls", "finish_run", END])
+    .addConditionalEdges("guard_calls", routeAfterGuard, ["validate_calls", "finish_run"])
+    .addConditionalEdges("validate_calls", routeAfterValidate, ["execute_tools", "review_calls"])
+    .addEdge("review_calls", "execute_tools")
+    .addConditionalEdges("execute_tools", routeAfterExecute, ["call_model", "review_calls", "finish_run"])
+    .addEdge("finish_run", END);
+}
+
+/** Compiles the graph with a checkpointer (omit it when a LangGraph server supplies one). */
+export function compileGraph(deps: GraphDeps, checkpointer?: BaseCheckpointSaver) {
+  return buildGraph(deps).compile({ checkpointer, name: "opspilot" });
+}
+
+/** The compiled graph's type. */
+export type OpsPilotGraph = ReturnType<typeof compileGraph>;

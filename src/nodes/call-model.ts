@@ -1,0 +1,89 @@
+import { AIMessage, SystemMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { isGraphBubbleUp } from "@langchain/langgraph";
+import { readRunOptions, type RunOptions } from "../graph/config.js";
+import { SYSTEM_PROMPT } from "../graph/prompt.js";
+import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.js";
+import { InvariantViolationError } from "../errors.js";
+import { checkPairing, pairingHolds, proposedCalls } from "../runtime/pairing.js";
+import { newRunInfo, startsNewRun } from "../runtime/run-info.js";
+import { makeCallIdsUnique } from "../runtime/call-ids.js";
+import { modelFailureMessage } from "../runtime/stop-message.js";
+import { exposedTools } from "../runtime/serial-mode.js";
+import type { CancellationRegistry } from "../runtime/cancellation.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { Recorder } from "../storage/types.js";
+import { threadIdOf, userOf } from "../graph/context.js";
+import { normalizeModelMessage } from "../models/normalize.js";
+
+/** What `call_model` needs. */
+export interface CallModelDeps {
+  model: BaseChatModel;
+  registry: ToolRegistry;
+  recorder: Recorder;
+  cancellations: CancellationRegistry;
+  systemPrompt?: string;
+}
+
+/** `call_model`: checks pairing, calls the chat model with the exposed tools, appends its answer. */
+export function makeCallModel(deps: CallModelDeps) {
+  return async function callModel(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
+    const options = readRunOptions(config);
+    const threadId = threadIdOf(config);
+    const now = Date.now();
+    const fresh = startsNewRun(state.messages) || state.run === null;
+    const run: RunInfo = fresh ? newRunInfo(state.messages, config.configurable?.run_id as string | undefined, now) : state.run!;
+    const reset: AgentStateUpdate = fresh ? { batch: null, stop: null } : {};
+    if (fresh) await deps.recorder.recordRunStart({ runId: run.runId, threadId, userId: userOf(options).id, startedAt: run.startedAt });
+    const signal = deps.cancellations.signalFor(threadId);
+    if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
+
+    const report = checkPairing(state.messages);
+    if (!pairingHolds(report)) throw new InvariantViolationError(`Pairing violated before a model call: ${JSON.stringify(report)}`);
+
+    const step = run.steps + 1;
+    const bound = deps.model.bindTools!(deps.registry.specs(exposedTools(options, step, deps.registry)));
+    const started = performance.now();
+    let response: AIMessage;
+    try {
+      const raw = await bound.invoke([new SystemMessage(deps.systemPrompt ?? SYSTEM_PROMPT), ...state.messages], { signal });
+      response = makeCallIdsUnique(normalizeModelMessage(new AIMessage(raw)), state.messages, step);
+    } catch (error) {
+      if (isGraphBubbleUp(error)) throw error;
+      if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
+      const failed = modelFailureMessage(error, run.language);
+      return { ...reset, messages: [failed], run: { ...run, steps: step, lastActiveAt: Date.now() }, stop: { reason: "error", detail: String(failed.content) } };
+    }
+    const latencyMs = Math.round(performance.now() - started);
+    const usage = response.usage_metadata;
+    const inputTokens = usage?.input_tokens ?? 0;
+    const outputTokens = usage?.output_tokens ?? 0;
+    const calls = proposedCalls(response);
+    const updated: RunInfo = {
+      ...run,
+      steps: step,
+      lastActiveAt: Date.now(),
+      tokens: run.tokens + inputTokens + outputTokens,
+      costUsd: run.costUsd + cost(options, inputTokens, outputTokens),
+    };
+    response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs } };
+    await deps.recorder.recordStep({ runId: run.runId, step, latencyMs, inputTokens, outputTokens, toolCalls: calls.length });
+    if (calls.length > 0) return { ...reset, messages: [response], run: updated };
+    const answer = response.content === "" || (Array.isArray(response.content) && response.content.length === 0) ? emptyAnswer(response, run) : response;
+    return { ...reset, messages: [answer], run: updated, stop: { reason: "final_answer", detail: "" } };
+  };
+}
+
+function cost(options: RunOptions, inputTokens: number, outputTokens: number): number {
+  return (inputTokens * options.inputPricePerMillion + outputTokens * options.outputPricePerMillion) / 1_000_000;
+}
+
+function cancelledStop(run: RunInfo) {
+  return { reason: "cancelled" as const, detail: run.language === "zh" ? "运行已被取消。" : "The run was cancelled." };
+}
+
+function emptyAnswer(response: AIMessage, run: RunInfo): AIMessage {
+  const content = run.language === "zh" ? "模型返回了空回复，本次运行到此结束。请换个说法再试一次。" : "The model returned an empty reply, so this run ends here. Please rephrase and try again.";
+  return new AIMessage({ id: response.id, content, response_metadata: response.response_metadata, usage_metadata: response.usage_metadata });
+}

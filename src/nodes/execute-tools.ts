@@ -1,0 +1,98 @@
+import type { ToolMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { readRunOptions } from "../graph/config.js";
+import { threadIdOf, userOf } from "../graph/context.js";
+import type { AgentStateType, AgentStateUpdate, PlannedCall } from "../graph/state.js";
+import type { CancellationRegistry } from "../runtime/cancellation.js";
+import { runCall, type CallOutcome } from "../runtime/run-call.js";
+import { runWrite } from "../runtime/run-write.js";
+import { toolMessage } from "../runtime/tool-message.js";
+import type { ErrorCode } from "../runtime/observation.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { CallRecordOutcome, Storage } from "../storage/types.js";
+
+/** What `execute_tools` needs. */
+export interface ExecuteToolsDeps {
+  registry: ToolRegistry;
+  storage: Storage;
+  cancellations: CancellationRegistry;
+}
+
+/** Errors that are not the tools' fault and so do not count toward `too_many_fails`. */
+const NOT_A_TOOL_FAILURE: ReadonlySet<ErrorCode> = new Set(["rejected_by_user", "cancelled"]);
+
+/**
+ * `execute_tools`: runs the batch's ready calls — reads in parallel, then writes one at a
+ * time in the model's order — and writes exactly one ToolMessage per finished call. Calls
+ * that ask for the user mid-run stay waiting; the others are written before the pause.
+ */
+export function makeExecuteTools(deps: ExecuteToolsDeps) {
+  return async function executeTools(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
+    const options = readRunOptions(config);
+    const threadId = threadIdOf(config);
+    const user = userOf(options);
+    const run = state.run!;
+    const batch = state.batch!;
+    const signal = deps.cancellations.signalFor(threadId);
+    const contextFor = (call: PlannedCall) => ({ threadId, callId: call.callId, idempotencyKey: `${threadId}:${call.callId}`, user });
+    const execute = (call: PlannedCall): Promise<CallOutcome> => {
+      if (call.status === "failed") return Promise.resolve({ kind: "observation", observation: { ok: false, ...call.failure! }, raw: undefined, durationMs: 0, attempts: 0 });
+      const tool = deps.registry.get(call.tool)!;
+      if (tool.readOnly) return runCall({ tool, args: call.args, context: contextFor(call), signal });
+      return runWrite({ call, tool, context: contextFor(call), signal, journal: deps.storage });
+    };
+
+    const due = batch.calls.filter((call) => call.status === "ready" || call.status === "failed");
+    const outcomes = new Map<string, CallOutcome>();
+    const reads = due.filter((call) => call.status === "failed" || call.readOnly);
+    await Promise.all(reads.map(async (call) => outcomes.set(call.callId, await execute(call))));
+    for (const call of due.filter((c) => !reads.includes(c))) outcomes.set(call.callId, await execute(call));
+
+    const messages: ToolMessage[] = [];
+    let failsInRow = run.failsInRow;
+    const calls = batch.calls.map((call): PlannedCall => {
+      const outcome = outcomes.get(call.callId);
+      if (!outcome) return call;
+      if (outcome.kind === "needs_user") {
+        return { ...call, status: "needs_params", missing: outcome.request.missing.map(({ name, description, enum: values }) => ({ name, description, ...(values ? { enum: [...values] } : {}) })), reason: outcome.request.reason };
+      }
+      const { observation } = outcome;
+      messages.push(toolMessage({ callId: call.callId, tool: call.tool, observation, durationMs: outcome.durationMs, attempts: outcome.attempts, maxChars: options.observationMaxChars }));
+      if (observation.ok) failsInRow = 0;
+      else if (!NOT_A_TOOL_FAILURE.has(observation.errorCode)) failsInRow += 1;
+      return { ...call, status: "done" };
+    });
+
+    await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes });
+    const stop = signal.aborted ? { reason: "cancelled" as const, detail: run.language === "zh" ? "运行已被取消。" : "The run was cancelled." } : null;
+    return { messages, batch: { ...batch, calls }, run: { ...run, failsInRow, lastActiveAt: Date.now() }, ...(stop ? { stop } : {}) };
+  };
+}
+
+async function record(storage: Storage, options: { runId: string; threadId: string; batchCalls: PlannedCall[]; outcomes: Map<string, CallOutcome> }) {
+  for (const call of options.batchCalls) {
+    const outcome = options.outcomes.get(call.callId);
+    if (!outcome) continue;
+    if (outcome.kind === "observation" && outcome.observation.ok) await storage.saveResult(options.threadId, call.callId, call.tool, outcome.raw);
+    const errorCode = outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
+    await storage.recordToolCall({
+      runId: options.runId,
+      threadId: options.threadId,
+      callId: call.callId,
+      tool: call.tool,
+      argsDigest: call.argsHash,
+      outcome: recordOutcome(outcome, errorCode),
+      errorCode,
+      durationMs: outcome.durationMs,
+    });
+  }
+}
+
+function recordOutcome(outcome: CallOutcome, errorCode: ErrorCode | undefined): CallRecordOutcome {
+  if (outcome.kind === "needs_user") return "interrupt";
+  if (errorCode === undefined) return "ok";
+  if (errorCode === "cancelled") return "cancelled";
+  if (errorCode === "rejected_by_user") return "rejected";
+  if (errorCode === "skipped") return "skipped";
+  return "error";
+}

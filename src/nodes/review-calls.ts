@@ -1,0 +1,30 @@
+import { interrupt } from "@langchain/langgraph";
+import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
+import { applyResume, buildInterrupt } from "../runtime/resume.js";
+import type { ToolRegistry } from "../tools/registry.js";
+
+/**
+ * `review_calls`: the only node that calls `interrupt()`. One pause carries every waiting
+ * call. Nothing with a side effect runs before `interrupt()`, because LangGraph re-runs
+ * this node from its start on resume. A resume that does not fit is answered by pausing
+ * again with the same calls and the reason it was refused.
+ */
+export function makeReviewCalls(deps: { registry: ToolRegistry }) {
+  return function reviewCalls(state: AgentStateType): AgentStateUpdate {
+    const run = state.run!;
+    const batch = state.batch!;
+    const value = buildInterrupt(batch, run.language);
+    let refusal: string | undefined;
+    for (;;) {
+      const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
+      const outcome = applyResume(batch, answer, deps.registry);
+      if (outcome.ok) {
+        const now = Date.now();
+        // The pause is not counted against the wall-time limit: restart the clock where it stood.
+        const activeMs = Math.max(0, run.lastActiveAt - run.startedAt);
+        return { batch: outcome.batch, run: { ...run, startedAt: now - activeMs, lastActiveAt: now, resumed: true } };
+      }
+      refusal = outcome.error;
+    }
+  };
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import { HumanMessage } from "@langchain/core/messages";
+import { Command } from "@langchain/langgraph";
+import type { OpsPilotGraph } from "../graph/graph.js";
+import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
+import type { AgentStateType } from "../graph/state.js";
+import type { Storage } from "../storage/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { RunUser } from "../tools/types.js";
+import { NotPausedError, ResumeRejectedError, ThreadBusyError, ThreadNotFoundError, ThreadPausedError } from "../errors.js";
+import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./api.js";
+import { CancellationRegistry } from "./cancellation.js";
+import { driveRun } from "./drive-run.js";
+import { EventChannel } from "./event-channel.js";
+import type { RunEvent } from "./events.js";
+import { applyResume } from "./resume.js";
+import { pendingInterrupt } from "./thread-state.js";
+import { toMessageView } from "./views.js";
+import type { MessageView } from "./api.js";
+
+/** What the runtime drives. */
+export interface RuntimeDeps {
+  /** The graph compiled with a checkpointer shared by every process that serves these threads. */
+  graph: OpsPilotGraph;
+  /** The same tools the graph was built with (resume values are checked against them). */
+  registry: ToolRegistry;
+  storage: Storage;
+  /** Must be the registry the graph was built with, so cancels reach its nodes. */
+  cancellations: CancellationRegistry;
+  /** Defaults for every run's options. */
+  defaults?: RunOptionsInput;
+}
+
+/** The runtime the CLI, the HTTP API and tests drive opspilot through. */
+export function createRuntime(deps: RuntimeDeps): Runtime {
+  const { graph, storage, cancellations } = deps;
+  const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
+    const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
+    return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged), ttlMs: merged.maxWallTimeMs + 60_000 };
+  };
+
+  async function ownedSnapshot(threadId: string, user: RunUser) {
+    const owner = await storage.threadOwner(threadId);
+    if (owner === undefined || owner !== user.id) throw new ThreadNotFoundError(threadId);
+    return graph.getState({ configurable: { thread_id: threadId } });
+  }
+
+  async function launch(options: { threadId: string; runId: string; user: RunUser; input: { messages: HumanMessage[] } | Command; runOptions?: RunOptionsInput; seen: Set<string> }) {
+    const { configurable, recursionLimit, ttlMs } = configFor(options.threadId, options.user, options.runId, options.runOptions);
+    if (!(await storage.acquireLease(options.threadId, options.runId, ttlMs))) throw new ThreadBusyError(options.threadId);
+    const controller = cancellations.begin(options.threadId);
+    const channel = new EventChannel<RunEvent>();
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      cancellations.end(options.threadId, controller);
+      await storage.releaseLease(options.threadId, options.runId);
+    };
+    const config = { configurable, recursionLimit };
+    const run = driveRun({ graph, storage, threadId: options.threadId, runId: options.runId, input: options.input, config, channel, seen: options.seen, beforeFinish: release });
+    void run
+      .catch((error: unknown) => console.error("[opspilot] run driver failed:", error))
+      .finally(async () => {
+        await release();
+        channel.close();
+      });
+    return channel;
+  }
+
+  const messageIds = (state: AgentStateType | undefined) => new Set((state?.messages ?? []).map((m) => m.id).filter((id): id is string => !!id));
+
+  return {
+    async createThread(user) {
+      const threadId = randomUUID();
+      await storage.createThread(threadId, user.id);
+      return threadId;
+    },
+
+    async startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>> {
+      const snapshot = await ownedSnapshot(request.threadId, request.user);
+      if (await storage.leaseHolder(request.threadId)) throw new ThreadBusyError(request.threadId);
+      if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
+      const message = new HumanMessage({ id: randomUUID(), content: request.message });
+      const seen = messageIds(snapshot.values as AgentStateType);
+      return launch({ threadId: request.threadId, runId: randomUUID(), user: request.user, input: { messages: [message] }, runOptions: request.options, seen });
+    },
+
+    async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>> {
+      const snapshot = await ownedSnapshot(request.threadId, request.user);
+      if (await storage.leaseHolder(request.threadId)) throw new ThreadBusyError(request.threadId);
+      const state = snapshot.values as AgentStateType;
+      if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
+      const outcome = applyResume(state.batch, request.resume, deps.registry);
+      if (!outcome.ok) throw new ResumeRejectedError(outcome.error);
+      const runId = state.run?.runId ?? randomUUID();
+      return launch({ threadId: request.threadId, runId, user: request.user, input: new Command({ resume: request.resume }), runOptions: request.options, seen: messageIds(state) });
+    },
+
+    async cancelRun(threadId, user) {
+      await ownedSnapshot(threadId, user);
+      return cancellations.cancel(threadId);
+    },
+
+    async getThread(threadId, user): Promise<ThreadView> {
+      const snapshot = await ownedSnapshot(threadId, user);
+      const state = snapshot.values as Partial<AgentStateType>;
+      const interrupt = pendingInterrupt(snapshot);
+      const running = (await storage.leaseHolder(threadId)) !== undefined;
+      const messages = (state.messages ?? []).map(toMessageView).filter((view): view is MessageView => view !== undefined);
+      return { threadId, status: running ? "running" : interrupt ? "interrupted" : "idle", messages, ...(interrupt && !running ? { interrupt } : {}) };
+    },
+
+    async eventsAfter(threadId, user, afterSeq) {
+      await ownedSnapshot(threadId, user);
+      return storage.eventsAfter(threadId, afterSeq);
+    },
+
+    async close() {
+      await storage.close();
+    },
+  };
+}
+
+/** Collects a run's events until it finishes (CLI, tests). */
+export async function collectEvents(events: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
+  const collected: RunEvent[] = [];
+  for await (const event of events) collected.push(event);
+  return collected;
+}

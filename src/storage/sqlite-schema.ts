@@ -1,0 +1,28 @@
+/** Tables opspilot keeps in the same SQLite file as the checkpoints. */
+export const SQLITE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS opspilot_threads (
+  thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS opspilot_journal (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
+  state TEXT NOT NULL, observation TEXT, started_at INTEGER NOT NULL, finished_at INTEGER,
+  PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_results (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, raw TEXT NOT NULL,
+  created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_events (
+  thread_id TEXT NOT NULL, seq INTEGER NOT NULL, run_id TEXT NOT NULL, type TEXT NOT NULL,
+  body TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, seq));
+CREATE TABLE IF NOT EXISTS opspilot_runs (
+  run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at INTEGER NOT NULL,
+  finished_at INTEGER, stop_reason TEXT, steps INTEGER, duration_ms INTEGER, resumed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
+CREATE TABLE IF NOT EXISTS opspilot_steps (
+  run_id TEXT NOT NULL, step INTEGER NOT NULL, latency_ms INTEGER NOT NULL, input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, PRIMARY KEY (run_id, step));
+CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, run_id TEXT NOT NULL, tool TEXT NOT NULL,
+  args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_leases (
+  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, expires_at INTEGER NOT NULL);
+`;

@@ -1,0 +1,80 @@
+import type { Observation, ErrorCode } from "../runtime/observation.js";
+import type { RunEvent, RunEventBody } from "../runtime/events.js";
+import type { StopReason } from "../runtime/stop-reasons.js";
+
+/** A write call's journal entry (design §2.6). */
+export interface JournalEntry {
+  threadId: string;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  /** `started` until the tool returned; a `started` entry found later means the outcome is unknown. */
+  state: "started" | "finished";
+  /** The observation recorded when the call finished. */
+  observation?: Observation;
+}
+
+/** Durable at-most-once bookkeeping of write calls, in the checkpoints' database. */
+export interface WriteJournal {
+  getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined>;
+  /** Records that a write is about to run; false when an entry already exists. */
+  startEntry(entry: Omit<JournalEntry, "state" | "observation">): Promise<boolean>;
+  finishEntry(threadId: string, callId: string, observation: Observation): Promise<void>;
+}
+
+/** Full raw tool results, kept outside the message list, addressable by call id. */
+export interface ResultStore {
+  saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void>;
+  getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined>;
+}
+
+/** Outcome of one tool call as the records keep it. */
+export type CallRecordOutcome = "ok" | "error" | "interrupt" | "cancelled" | "rejected" | "skipped";
+
+/** The records of design §7. */
+export interface Recorder {
+  recordRunStart(run: { runId: string; threadId: string; userId: string; startedAt: number }): Promise<void>;
+  recordStep(step: { runId: string; step: number; latencyMs: number; inputTokens: number; outputTokens: number; toolCalls: number }): Promise<void>;
+  recordToolCall(call: {
+    runId: string;
+    threadId: string;
+    callId: string;
+    tool: string;
+    argsDigest: string;
+    outcome: CallRecordOutcome;
+    errorCode?: ErrorCode;
+    durationMs: number;
+  }): Promise<void>;
+  recordRunEnd(run: { runId: string; stopReason: StopReason; steps: number; durationMs: number; resumed: boolean }): Promise<void>;
+}
+
+/** Aggregates over the records. */
+export interface RecordsSummary {
+  runs: number;
+  averageSteps: number;
+  toolCalls: number;
+  toolFailureRate: number;
+  stopReasons: Record<string, number>;
+  resumedAndFinished: number;
+}
+
+/** Thread ownership, event log and run leases: what the runtime needs beside checkpoints. */
+export interface ThreadStore {
+  createThread(threadId: string, userId: string): Promise<void>;
+  threadOwner(threadId: string): Promise<string | undefined>;
+  /** Appends an event, stamping the next per-thread sequence number. */
+  appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent>;
+  eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]>;
+  /** Takes the thread's run lease; false when another live run holds it. */
+  acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean>;
+  releaseLease(threadId: string, runId: string): Promise<void>;
+  leaseHolder(threadId: string): Promise<string | undefined>;
+}
+
+/** Everything opspilot stores beside LangGraph's checkpoints. */
+export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore {
+  /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
+  threadRecords(threadId: string): Promise<{ runs: Array<Record<string, unknown>>; toolCalls: Array<Record<string, unknown>>; steps: Array<Record<string, unknown>> }>;
+  summary(): Promise<RecordsSummary>;
+  close(): Promise<void>;
+}
