@@ -53,6 +53,7 @@ export function makeCallModel(deps: CallModelDeps) {
       if (isGraphBubbleUp(error)) throw error;
       if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
       const failed = modelFailureMessage(error, run.language);
+      await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "error", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
       return { ...reset, messages: [failed], run: { ...run, steps: step, lastActiveAt: Date.now() }, stop: { reason: "error", detail: String(failed.content) } };
     }
     const latencyMs = Math.round(performance.now() - started);
@@ -70,6 +71,7 @@ export function makeCallModel(deps: CallModelDeps) {
     response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs } };
     await deps.recorder.recordStep({ runId: run.runId, step, latencyMs, inputTokens, outputTokens, toolCalls: calls.length });
     if (calls.length > 0) return { ...reset, messages: [response], run: updated };
+    await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "final_answer", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
     const answer = response.content === "" || (Array.isArray(response.content) && response.content.length === 0) ? emptyAnswer(response, run) : response;
     return { ...reset, messages: [answer], run: updated, stop: { reason: "final_answer", detail: "" } };
   };

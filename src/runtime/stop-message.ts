@@ -38,7 +38,8 @@ export function stopSummary(options: { reason: StopReason; detail: string; langu
       ? zh ? "到目前为止还没有拿到可用的结果。" : "Nothing useful was found so far."
       : (zh ? "目前已查到：\n" : "What I found so far:\n") + findings.map((f) => `- ${f.tool}: ${f.summary}`).join("\n");
   const next = zh ? "您可以换个问法、缩小范围，或放宽限制后再试。" : "You can rephrase, narrow the question, or raise the limit and ask again.";
-  return new AIMessage({ id: randomUUID(), content: [title, detail, found, next].filter(Boolean).join("\n\n") });
+  const why = reason === "cancelled" ? "" : detail;
+  return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
 }
 
 /** The assistant message for a model call that failed after retries: readable, no internals. */

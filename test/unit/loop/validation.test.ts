@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { createHarness, shape } from "../../fixtures/harness.js";
+
+describe("validate_calls", () => {
+  it("lets the model correct a call that misses a required argument", async () => {
+    const harness = createHarness({
+      script: [
+        callsMessage([{ name: "read_a", args: {}, id: "c1" }]),
+        callsMessage([{ name: "read_a", args: { query: "payments" }, id: "c2" }]),
+        answerMessage("Found payments."),
+      ],
+    });
+    const { messages, events } = await harness.ask("look up payments");
+    expect(shape(messages)).toEqual(["human", "ai:read_a", "tool:read_a:invalid_args", "ai:read_a", "tool:read_a:ok", "ai"]);
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({ ok: false, errorCode: "invalid_args", message: "Invalid arguments for read_a: query: Invalid input: expected string, received undefined." });
+    expect(harness.model.calls[1]!.messages.at(-1)!.content).toContain("invalid_args");
+    expect(events.at(-1)).toMatchObject({ stopReason: "final_answer", steps: 3 });
+  });
+
+  it("answers an unknown tool name with the list of real tools", async () => {
+    const harness = createHarness({ script: [callsMessage([{ name: "read_c", args: { query: "x" } }]), answerMessage("ok")] });
+    const { messages } = await harness.ask("x");
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({
+      ok: false,
+      errorCode: "unknown_tool",
+      message: 'There is no tool named "read_c". Available tools: read_a, read_b, write_low, write_high, explode, hang, missing, ask_midway, big.',
+    });
+  });
+
+  it("refuses a tool the user's role may not call, without running it", async () => {
+    const writes: string[] = [];
+    const harness = createHarness({
+      user: { id: "v", role: "viewer" },
+      tools: (await import("../../fixtures/test-tools.js")).testTools({ writes }),
+      script: [callsMessage([{ name: "write_low", args: { target: "db", environment: "prod" } }]), answerMessage("ok")],
+    });
+    const { messages } = await harness.ask("change db");
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({ ok: false, errorCode: "permission_denied", message: "Your role (viewer) is not allowed to use write_low." });
+    expect(writes).toEqual([]);
+  });
+
+  it("skips calls to other tools in serial step mode and says which tool is allowed", async () => {
+    const harness = createHarness({
+      script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "read_b", args: { query: "y" } }]), answerMessage("ok")],
+      options: { stepTools: ["read_a"] },
+    });
+    const { messages } = await harness.ask("x");
+    expect(harness.model.calls[0]!.tools).toEqual(["read_a"]);
+    expect(shape(messages)).toEqual(["human", "ai:read_a+read_b", "tool:read_a:ok", "tool:read_b:skipped", "ai"]);
+    expect(JSON.parse(String(messages[3]!.content)).message).toBe("Not run: only read_a may be called in this step.");
+  });
+
+  it("answers a call whose arguments were not valid JSON under its own id", async () => {
+    const { AIMessage } = await import("@langchain/core/messages");
+    const harness = createHarness({
+      script: [
+        new AIMessage({ content: "", tool_calls: [], invalid_tool_calls: [{ id: "bad1", name: "read_a", args: "{query:", error: "Unexpected token", type: "invalid_tool_call" }] }),
+        answerMessage("ok"),
+      ],
+    });
+    const { messages } = await harness.ask("x");
+    expect((messages[2] as unknown as { tool_call_id: string }).tool_call_id).toBe("bad1");
+    expect(JSON.parse(String(messages[2]!.content)).errorCode).toBe("invalid_args");
+  });
+});
