@@ -24,5 +24,5 @@ CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
   args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms INTEGER NOT NULL,
   PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_leases (
-  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, expires_at INTEGER NOT NULL);
+  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
 `;

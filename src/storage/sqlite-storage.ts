@@ -1,6 +1,7 @@
 import type { Database } from "better-sqlite3";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { summarize } from "./summary.js";
+import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
 import type { Observation } from "../runtime/observation.js";
 import type { RunEvent, RunEventBody } from "../runtime/events.js";
@@ -75,8 +76,8 @@ export class SqliteStorage implements Storage {
   async acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
     const acquire = this.db.transaction(() => {
-      this.db.prepare("DELETE FROM opspilot_leases WHERE thread_id = ? AND expires_at < ?").run(threadId, now);
-      return this.db.prepare("INSERT OR IGNORE INTO opspilot_leases VALUES (?, ?, ?)").run(threadId, runId, now + ttlMs).changes === 1;
+      this.dropDeadLease(threadId, now);
+      return this.db.prepare("INSERT OR IGNORE INTO opspilot_leases VALUES (?, ?, ?, ?)").run(threadId, runId, LEASE_OWNER, now + ttlMs).changes === 1;
     });
     return acquire.immediate();
   }
@@ -86,8 +87,17 @@ export class SqliteStorage implements Storage {
   }
 
   async leaseHolder(threadId: string): Promise<string | undefined> {
-    const row = this.db.prepare("SELECT run_id FROM opspilot_leases WHERE thread_id = ? AND expires_at >= ?").get(threadId, Date.now()) as Row | undefined;
+    this.dropDeadLease(threadId, Date.now());
+    const row = this.db.prepare("SELECT run_id FROM opspilot_leases WHERE thread_id = ?").get(threadId) as Row | undefined;
     return row?.run_id as string | undefined;
+  }
+
+  /** Frees a lease that expired or whose process on this host is gone. */
+  private dropDeadLease(threadId: string, now: number): void {
+    const row = this.db.prepare("SELECT owner, expires_at FROM opspilot_leases WHERE thread_id = ?").get(threadId) as Row | undefined;
+    if (row && ((row.expires_at as number) < now || !ownerMayBeAlive(row.owner as string))) {
+      this.db.prepare("DELETE FROM opspilot_leases WHERE thread_id = ?").run(threadId);
+    }
   }
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {

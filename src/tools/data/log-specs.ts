@@ -1,0 +1,119 @@
+import type { EnvironmentId, LogLevel } from "./types.js";
+
+/** A batch of log lines of one kind: `count` lines spread over the last `withinHours` hours. */
+export interface LogSpec {
+  /** Service id. */
+  service: string;
+  /** Environment id. */
+  environment: EnvironmentId;
+  /** Severity of every line in the batch. */
+  level: LogLevel;
+  /** Error code of every line, or null. */
+  code: string | null;
+  /** Exact number of lines. */
+  count: number;
+  /** Lines are spread between `minSecondsAgo` and this many hours ago. */
+  withinHours: number;
+  /** Age of the youngest line, exactly; otherwise every line is placed at random, at least 60 s old. */
+  minSecondsAgo?: number;
+  /** Message templates used in turn; `{ms}`, `{order}`, `{channel}`, `{sku}`, `{n}` are filled in. */
+  messages: readonly string[];
+}
+
+const PAY = "payment-service";
+
+/** The payment-service incident in prod: fixed counts the tests and the demo rely on. */
+const PAYMENT_INCIDENT: readonly LogSpec[] = [
+  { service: PAY, environment: "prod", level: "ERROR", code: "PAY-5031", count: 24, withinHours: 3, minSecondsAgo: 95, messages: [
+    "Upstream bank gateway timeout after {ms}ms (channel={channel}, order={order})",
+    "调用上游银行网关超时 {ms}ms，渠道 {channel}，订单 {order}",
+    "Charge failed: bank gateway did not respond within 3000ms (channel={channel})",
+  ] },
+  { service: PAY, environment: "prod", level: "ERROR", code: "DB_POOL_EXHAUSTED", count: 9, withinHours: 2, minSecondsAgo: 140, messages: [
+    "Database connection pool exhausted (active=50/50, waiting={n}), request rejected",
+    "数据库连接池耗尽（active=50/50），等待队列 {n}，请求被拒绝",
+  ] },
+  { service: PAY, environment: "prod", level: "WARN", code: "UPSTREAM_RETRY", count: 8, withinHours: 3, messages: [
+    "Retrying bank gateway call (attempt 2/3, channel={channel}, order={order})",
+    "银行网关调用重试中（第 3/3 次），渠道 {channel}",
+  ] },
+  { service: PAY, environment: "prod", level: "WARN", code: "DB_SLOW_QUERY", count: 5, withinHours: 6, messages: [
+    "Slow query on payments.transactions took {ms}ms",
+  ] },
+  { service: PAY, environment: "prod", level: "INFO", code: null, count: 22, withinHours: 24, messages: [
+    "Payment captured (order={order}, channel={channel})",
+    "Refund processed (order={order})",
+    "支付成功，订单 {order}",
+    "Health check passed",
+  ] },
+  { service: PAY, environment: "staging", level: "WARN", code: "UPSTREAM_RETRY", count: 1, withinHours: 20, messages: [
+    "Retrying sandbox bank gateway call (attempt 2/3, channel=SANDBOX)",
+  ] },
+  { service: PAY, environment: "staging", level: "INFO", code: null, count: 10, withinHours: 48, messages: [
+    "Sandbox payment captured (order={order})",
+    "Deployed 3.9.0-rc.1 smoke test passed",
+  ] },
+];
+
+/** Quiet INFO background for a service in both environments. */
+function background(service: string, messages: readonly string[], prod = 10, staging = 6): LogSpec[] {
+  return [
+    { service, environment: "prod", level: "INFO", code: null, count: prod, withinHours: 48, messages },
+    { service, environment: "staging", level: "INFO", code: null, count: staging, withinHours: 48, messages },
+  ];
+}
+
+/** Every batch of the dataset's log lines. */
+export const LOG_SPECS: readonly LogSpec[] = [
+  ...PAYMENT_INCIDENT,
+  { service: "order-service", environment: "prod", level: "ERROR", code: "ORD-5002", count: 6, withinHours: 3, minSecondsAgo: 180, messages: [
+    "Checkout failed: payment-service returned PAY-5031 (order={order})",
+    "下单失败：调用支付服务超时（订单 {order}）",
+  ] },
+  { service: "order-service", environment: "prod", level: "WARN", code: "ORD-4091", count: 2, withinHours: 30, messages: [
+    "Duplicate order submit ignored (order={order})",
+  ] },
+  ...background("order-service", ["Order created (order={order})", "订单已创建 {order}", "Order shipped event published (order={order})"]),
+  { service: "api-gateway", environment: "prod", level: "WARN", code: "GW-504", count: 4, withinHours: 3, messages: [
+    "Upstream timeout on POST /api/v1/payments after {ms}ms",
+  ] },
+  { service: "api-gateway", environment: "prod", level: "WARN", code: "TLS_CERT_EXPIRING", count: 1, withinHours: 40, messages: [
+    "Certificate for api.example.com expires in 12 days",
+  ] },
+  ...background("api-gateway", ["GET /api/v1/products 200 in {ms}ms", "POST /api/v1/orders 201 in {ms}ms", "Config reloaded"], 12, 6),
+  { service: "user-service", environment: "staging", level: "ERROR", code: "DB_CONN_TIMEOUT", count: 2, withinHours: 10, messages: [
+    "Database connection timeout after 5000ms (host=user-db-staging)",
+  ] },
+  { service: "user-service", environment: "prod", level: "WARN", code: "USR-401", count: 3, withinHours: 24, messages: [
+    "Login rejected: token expired (session refresh required)",
+    "登录失败：令牌已过期",
+  ] },
+  ...background("user-service", ["Login succeeded", "Token refreshed", "用户登录成功"]),
+  { service: "inventory-service", environment: "prod", level: "WARN", code: "INV-LOCK_TIMEOUT", count: 3, withinHours: 36, messages: [
+    "Stock lock wait exceeded 800ms (sku={sku})",
+    "库存锁等待超时（SKU {sku}）",
+  ] },
+  ...background("inventory-service", ["Stock reserved (sku={sku})", "Stock released (sku={sku})", "库存已扣减 {sku}"]),
+  { service: "notification-service", environment: "prod", level: "WARN", code: "NOTIFY-429", count: 3, withinHours: 20, messages: [
+    "SMS provider rate limited the request (HTTP 429), queued for retry",
+    "短信通道限流（429），已加入重试队列",
+  ] },
+  ...background("notification-service", ["Push notification delivered", "E-mail sent (template=order_paid)", "短信发送成功"]),
+  { service: "search-service", environment: "staging", level: "ERROR", code: "SRCH-REINDEX_LAG", count: 4, withinHours: 12, messages: [
+    "Index lag {n} minutes behind inventory updates",
+    "搜索索引延迟 {n} 分钟",
+  ] },
+  { service: "search-service", environment: "staging", level: "WARN", code: "HIGH_CPU", count: 2, withinHours: 12, messages: [
+    "CPU above 85% on indexer worker (beta build 7.2.0-beta.2)",
+  ] },
+  ...background("search-service", ["Query served in {ms}ms", "Index segment merged", "搜索请求完成"]),
+  { service: "risk-service", environment: "prod", level: "WARN", code: "RISK-TIMEOUT", count: 2, withinHours: 3, messages: [
+    "Rule engine exceeded 200ms budget ({ms}ms), default policy applied",
+  ] },
+  ...background("risk-service", ["Payment scored: low risk (order={order})", "风控评分完成", "Rule set reloaded"]),
+  { service: "logistics-service", environment: "prod", level: "WARN", code: "MQ_CONSUMER_LAG", count: 2, withinHours: 30, messages: [
+    "Consumer lag {n} messages on topic order-paid",
+  ] },
+  ...background("logistics-service", ["Shipment created (order={order})", "物流单已生成 {order}", "Carrier callback received"]),
+  ...background("coupon-service", ["Coupon redeemed (order={order})", "优惠券已核销", "Coupon issued"]),
+];
