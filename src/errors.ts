@@ -79,3 +79,19 @@ export class InvariantViolationError extends OpsPilotError {
     this.name = "InvariantViolationError";
   }
 }
+
+/** The thread's last run stopped mid-step (its process died); it must be recovered before anything else. */
+export class ThreadUnfinishedError extends OpsPilotError {
+  constructor(threadId: string) {
+    super("thread_unfinished", `Thread ${threadId} has an unfinished run whose process stopped; recover it first.`);
+    this.name = "ThreadUnfinishedError";
+  }
+}
+
+/** There is nothing to recover on the thread. */
+export class NothingToRecoverError extends OpsPilotError {
+  constructor(threadId: string) {
+    super("nothing_to_recover", `Thread ${threadId} has no unfinished run.`);
+    this.name = "NothingToRecoverError";
+  }
+}

@@ -33,6 +33,8 @@ export interface ThreadView {
   messages: MessageView[];
   /** The pending pause, when status is `interrupted`. */
   interrupt?: InterruptValue;
+  /** True when a run stopped mid-step (its process died); `recoverRun` finishes it. */
+  unfinished?: boolean;
 }
 
 /** Starting a run: the thread, the user's message and the caller. */
@@ -72,6 +74,8 @@ export interface Runtime {
   startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>>;
   /** Resumes a paused thread. */
   resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>>;
+  /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */
+  recoverRun(threadId: string, user: RunUser): Promise<AsyncIterable<RunEvent>>;
   /** Cancels the thread's running run; false when nothing was running. */
   cancelRun(threadId: string, user: RunUser): Promise<boolean>;
   /** The thread's status, messages and pending pause. */

@@ -18,7 +18,8 @@ export interface DriveOptions {
   storage: Storage;
   threadId: string;
   runId: string;
-  input: { messages: BaseMessage[] } | Command;
+  /** New messages, a resume command, or null to continue from the last checkpoint. */
+  input: { messages: BaseMessage[] } | Command | null;
   config: RunnableConfig;
   channel: EventChannel<RunEvent>;
   /** Ids of messages already in the thread, so only new ones become events. */

@@ -7,7 +7,7 @@ import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunUser } from "../tools/types.js";
-import { NotPausedError, ResumeRejectedError, ThreadBusyError, ThreadNotFoundError, ThreadPausedError } from "../errors.js";
+import { NotPausedError, NothingToRecoverError, ResumeRejectedError, ThreadBusyError, ThreadNotFoundError, ThreadPausedError, ThreadUnfinishedError } from "../errors.js";
 import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./api.js";
 import { CancellationRegistry } from "./cancellation.js";
 import { driveRun } from "./drive-run.js";
@@ -45,7 +45,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return graph.getState({ configurable: { thread_id: threadId } });
   }
 
-  async function launch(options: { threadId: string; runId: string; user: RunUser; input: { messages: HumanMessage[] } | Command; runOptions?: RunOptionsInput; seen: Set<string> }) {
+  async function launch(options: { threadId: string; runId: string; user: RunUser; input: { messages: HumanMessage[] } | Command | null; runOptions?: RunOptionsInput; seen: Set<string> }) {
     const { configurable, recursionLimit, ttlMs } = configFor(options.threadId, options.user, options.runId, options.runOptions);
     if (!(await storage.acquireLease(options.threadId, options.runId, ttlMs))) throw new ThreadBusyError(options.threadId);
     const controller = cancellations.begin(options.threadId);
@@ -81,6 +81,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const snapshot = await ownedSnapshot(request.threadId, request.user);
       if (await storage.leaseHolder(request.threadId)) throw new ThreadBusyError(request.threadId);
       if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
+      if (snapshot.next.length > 0) throw new ThreadUnfinishedError(request.threadId);
       const message = new HumanMessage({ id: randomUUID(), content: request.message });
       const seen = messageIds(snapshot.values as AgentStateType);
       return launch({ threadId: request.threadId, runId: randomUUID(), user: request.user, input: { messages: [message] }, runOptions: request.options, seen });
@@ -97,6 +98,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return launch({ threadId: request.threadId, runId, user: request.user, input: new Command({ resume: request.resume }), runOptions: request.options, seen: messageIds(state) });
     },
 
+    async recoverRun(threadId, user) {
+      const snapshot = await ownedSnapshot(threadId, user);
+      if (await storage.leaseHolder(threadId)) throw new ThreadBusyError(threadId);
+      if (pendingInterrupt(snapshot) || snapshot.next.length === 0) throw new NothingToRecoverError(threadId);
+      const state = snapshot.values as AgentStateType;
+      return launch({ threadId, runId: state.run?.runId ?? randomUUID(), user, input: null, seen: messageIds(state) });
+    },
+
     async cancelRun(threadId, user) {
       await ownedSnapshot(threadId, user);
       return cancellations.cancel(threadId);
@@ -108,7 +117,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const interrupt = pendingInterrupt(snapshot);
       const running = (await storage.leaseHolder(threadId)) !== undefined;
       const messages = (state.messages ?? []).map(toMessageView).filter((view): view is MessageView => view !== undefined);
-      return { threadId, status: running ? "running" : interrupt ? "interrupted" : "idle", messages, ...(interrupt && !running ? { interrupt } : {}) };
+      const unfinished = !running && !interrupt && snapshot.next.length > 0;
+      return { threadId, status: running ? "running" : interrupt ? "interrupted" : "idle", messages, ...(interrupt && !running ? { interrupt } : {}), ...(unfinished ? { unfinished } : {}) };
     },
 
     async eventsAfter(threadId, user, afterSeq) {
