@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
@@ -85,7 +86,7 @@ function withIds(message: AIMessage, input: BaseMessage[]): AIMessage {
   const outputTokens = Math.ceil(outputChars / 4);
   return new AIMessage({
     content: message.content,
-    id: message.id ?? `scripted-${generatedIds}`,
+    id: message.id ?? `scripted-${randomUUID()}`,
     tool_calls: (message.tool_calls ?? []).map((call, i) => ({ ...call, id: call.id ?? `call_${generatedIds}_${i}` })),
     invalid_tool_calls: message.invalid_tool_calls,
     usage_metadata: message.usage_metadata ?? { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },

@@ -1,11 +1,15 @@
+import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { proposedCalls } from "./pairing.js";
 
 /**
  * Renames call ids that already occur earlier in the history (some providers reuse
  * `call_0` every turn), so every id in a thread is answered by exactly one ToolMessage.
+ * A message id already in the history is replaced too: the messages reducer would
+ * otherwise overwrite the earlier message with this one.
  */
 export function makeCallIdsUnique(message: AIMessage, history: readonly BaseMessage[], step: number): AIMessage {
+  if (!message.id || history.some((earlier) => earlier.id === message.id)) message = withId(message, randomUUID());
   const seen = new Set(history.flatMap((m) => proposedCalls(m).map((call) => call.id)));
   const rename = (id: string | undefined, index: number): string => {
     let candidate = id && id.length > 0 ? id : `call_s${step}_${index}`;
@@ -28,5 +32,17 @@ export function makeCallIdsUnique(message: AIMessage, history: readonly BaseMess
     response_metadata: message.response_metadata,
     // Raw provider tool calls would carry the old ids; the parsed ones above are authoritative.
     additional_kwargs: { ...message.additional_kwargs, tool_calls: undefined },
+  });
+}
+
+function withId(message: AIMessage, id: string): AIMessage {
+  return new AIMessage({
+    id,
+    content: message.content,
+    tool_calls: message.tool_calls,
+    invalid_tool_calls: message.invalid_tool_calls,
+    usage_metadata: message.usage_metadata,
+    response_metadata: message.response_metadata,
+    additional_kwargs: message.additional_kwargs,
   });
 }
