@@ -1,0 +1,109 @@
+// The HTTP API as the page uses it: JSON calls, and run streams read from a POST with fetch.
+
+const TOKEN_KEY = "opspilot.token";
+
+/** An API refusal with its stable code. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Remembers the bearer token for this browser (only needed when the server has tokens). */
+export function saveToken(token) {
+  if (token) window.localStorage.setItem(TOKEN_KEY, token);
+  else window.localStorage.removeItem(TOKEN_KEY);
+}
+
+async function request(path, { method = "GET", body, signal } = {}) {
+  const headers = { Accept: body === undefined ? "application/json" : "text/event-stream, application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const token = window.localStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  if (!response.ok) {
+    const payload = await response.json().catch(() => ({}));
+    throw new ApiError(response.status, payload.error?.code ?? "http_error", payload.error?.message ?? response.statusText);
+  }
+  return response;
+}
+
+const threadPath = (threadId) => `/api/threads/${encodeURIComponent(threadId)}`;
+
+/** Creates a thread and returns its id. */
+export async function createThread() {
+  const response = await request("/api/threads", { method: "POST", body: {} });
+  return (await response.json()).threadId;
+}
+
+/** The thread's status, messages and pending pause. */
+export async function getThread(threadId) {
+  return (await request(threadPath(threadId))).json();
+}
+
+/** Recorded events after a sequence number. */
+export async function eventsAfter(threadId, after) {
+  return (await (await request(`${threadPath(threadId)}/events?after=${after}`)).json()).events;
+}
+
+/** Asks the server to stop the thread's running run. */
+export async function cancelRun(threadId) {
+  await request(`${threadPath(threadId)}/cancel`, { method: "POST", body: {} });
+}
+
+/** Starts a run and calls `onEvent` for each streamed event until the stream ends. */
+export function streamRun(threadId, message, onEvent, signal) {
+  return streamPost(`${threadPath(threadId)}/runs`, { message }, onEvent, signal);
+}
+
+/** Resumes a pause and calls `onEvent` for each streamed event until the stream ends. */
+export function streamResume(threadId, resume, onEvent, signal) {
+  return streamPost(`${threadPath(threadId)}/resume`, resume, onEvent, signal);
+}
+
+async function streamPost(path, body, onEvent, signal) {
+  const response = await request(path, { method: "POST", body, signal });
+  for await (const frame of readFrames(response.body)) {
+    if (frame.event === "error") throw new ApiError(500, "internal", "The run stream failed.");
+    onEvent(JSON.parse(frame.data));
+  }
+}
+
+/** Parses a text/event-stream body into `{ event, id, data }` frames. */
+export async function* readFrames(body) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    const blocks = buffer.split(/\r?\n\r?\n/);
+    buffer = blocks.pop();
+    for (const block of blocks) {
+      const frame = parseFrame(block);
+      if (frame) yield frame;
+    }
+  }
+  const last = parseFrame(buffer);
+  if (last) yield last;
+}
+
+function parseFrame(block) {
+  const frame = { event: "message", id: undefined, data: "" };
+  const data = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (line === "" || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") data.push(value);
+    else if (field === "event") frame.event = value;
+    else if (field === "id") frame.id = value;
+  }
+  if (data.length === 0) return undefined;
+  frame.data = data.join("\n");
+  return frame;
+}

@@ -1,0 +1,155 @@
+// UI labels in Chinese and English; the language follows the browser unless the user picks one.
+
+const LABELS = {
+  en: {
+    title: "opspilot · operations assistant",
+    newThread: "New conversation",
+    send: "Send",
+    stop: "Stop",
+    messageLabel: "Your question",
+    placeholder: "e.g. check the payment service's recent errors",
+    switchLanguage: "中文",
+    you: "You",
+    assistant: "Assistant",
+    step: "Step {n}",
+    proposed: "proposed…",
+    ok: "ok",
+    waiting: "waiting for you",
+    running: "running…",
+    finished: "{reason} · {steps} steps · {duration}",
+    pauseTitle: "Waiting for you",
+    paramsReason: "Fill in what the tool needs to continue.",
+    approveReason: "This action changes the system. Check it before it runs.",
+    approve: "Approve",
+    edit: "Edit",
+    reject: "Reject",
+    continue: "Continue",
+    sendAnswers: "Send answers",
+    editLabel: "Arguments (JSON)",
+    rejectLabel: "Why (optional)",
+    choose: "Choose…",
+    badJson: "The arguments are not valid JSON.",
+    answered: "You answered:",
+    tokenLabel: "API token",
+    tokenSave: "Use token",
+    emptyThread: "Ask about a service's errors, logs or runbooks. Risky actions wait for your approval.",
+    connectionLost: "Connection lost; catching up…",
+    loadFailed: "Could not load this conversation: {message}",
+    errorCodes: {
+      invalid_args: "invalid arguments", unknown_tool: "unknown tool", permission_denied: "permission denied",
+      not_found: "not found", timeout: "timed out", transient: "temporary failure", rate_limited: "rate limited",
+      cancelled: "cancelled", rejected_by_user: "rejected by you", skipped: "skipped",
+      outcome_unknown: "outcome unknown", internal: "internal error",
+    },
+    apiErrors: {
+      unauthorized: "This server needs an API token.",
+      thread_busy: "This conversation is still running; wait for it or press Stop.",
+      thread_paused: "This conversation is waiting for your answer above; answer it first.",
+      thread_not_found: "This conversation does not exist or is not yours.",
+    },
+    stopReasons: {
+      final_answer: "answered", interrupted: "waiting for you", max_steps: "step limit reached",
+      timeout: "time limit reached", loop_detected: "stopped: repeating itself", too_many_fails: "stopped: too many failures",
+      budget_exhausted: "budget spent", cancelled: "stopped by you", error: "failed",
+    },
+  },
+  zh: {
+    title: "opspilot · 运维助手",
+    newThread: "新对话",
+    send: "发送",
+    stop: "停止",
+    messageLabel: "你的问题",
+    placeholder: "例如：看看支付服务最近报错",
+    switchLanguage: "English",
+    you: "你",
+    assistant: "助手",
+    step: "第 {n} 步",
+    proposed: "已提出…",
+    ok: "成功",
+    waiting: "等待你的确认",
+    running: "运行中…",
+    finished: "{reason} · {steps} 步 · {duration}",
+    pauseTitle: "等待你的确认",
+    paramsReason: "请补充工具需要的信息后继续。",
+    approveReason: "此操作会改变系统，执行前请确认。",
+    approve: "批准",
+    edit: "修改",
+    reject: "拒绝",
+    continue: "继续",
+    sendAnswers: "提交回答",
+    editLabel: "参数（JSON）",
+    rejectLabel: "原因（可选）",
+    choose: "请选择…",
+    badJson: "参数不是有效的 JSON。",
+    answered: "你的回答：",
+    tokenLabel: "API 令牌",
+    tokenSave: "使用令牌",
+    emptyThread: "可以询问服务的报错、日志或处理手册。有风险的操作会先等你批准。",
+    connectionLost: "连接中断，正在补齐…",
+    loadFailed: "无法加载此对话：{message}",
+    errorCodes: {
+      invalid_args: "参数无效", unknown_tool: "未知工具", permission_denied: "无权限", not_found: "未找到",
+      timeout: "超时", transient: "临时故障", rate_limited: "被限流", cancelled: "已取消", rejected_by_user: "已被你拒绝",
+      skipped: "已跳过", outcome_unknown: "结果未知", internal: "内部错误",
+    },
+    apiErrors: {
+      unauthorized: "此服务器需要 API 令牌。",
+      thread_busy: "此对话仍在运行，请等待或点击停止。",
+      thread_paused: "此对话正在等待你回答上面的问题，请先回答。",
+      thread_not_found: "此对话不存在或不属于你。",
+    },
+    stopReasons: {
+      final_answer: "已回答", interrupted: "等待你的确认", max_steps: "达到步数上限", timeout: "达到时间上限",
+      loop_detected: "已停止：重复操作", too_many_fails: "已停止：失败过多", budget_exhausted: "预算已用完",
+      cancelled: "已被你停止", error: "出错",
+    },
+  },
+};
+
+const STORAGE_KEY = "opspilot.lang";
+let language = pickLanguage();
+
+function pickLanguage() {
+  const stored = window.localStorage.getItem(STORAGE_KEY);
+  if (stored === "zh" || stored === "en") return stored;
+  return (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+}
+
+/** The current UI language, "zh" or "en". */
+export function currentLanguage() {
+  return language;
+}
+
+/** Switches the language and remembers the choice. */
+export function toggleLanguage() {
+  language = language === "zh" ? "en" : "zh";
+  window.localStorage.setItem(STORAGE_KEY, language);
+}
+
+/** A label with `{name}` placeholders filled. */
+export function t(key, values = {}) {
+  const text = LABELS[language][key] ?? LABELS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+/** An error code in words. */
+export function errorCodeText(code) {
+  return LABELS[language].errorCodes[code] ?? code;
+}
+
+/** An API refusal in words, or undefined when the server's own message says more. */
+export function apiErrorText(code) {
+  return LABELS[language].apiErrors[code];
+}
+
+/** A stop reason in words. */
+export function stopReasonText(reason) {
+  return LABELS[language].stopReasons[reason] ?? reason;
+}
+
+/** Fills every `[data-label]` text and `[data-label-placeholder]` in the page. */
+export function applyStaticLabels(root = document) {
+  document.documentElement.lang = language === "zh" ? "zh-CN" : "en";
+  for (const element of root.querySelectorAll("[data-label]")) element.textContent = t(element.dataset.label);
+  for (const element of root.querySelectorAll("[data-label-placeholder]")) element.placeholder = t(element.dataset.labelPlaceholder);
+}

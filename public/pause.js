@@ -1,0 +1,136 @@
+// A pause answered in place: fields for missing values, Approve / Edit / Reject for risky calls.
+import { formatArgs, h } from "./dom.js";
+import { t } from "./i18n.js";
+
+/**
+ * Draws the pause into `slot` and calls `onAnswer(resumeValue, showError)` once the user has
+ * answered every waiting call. Each decision carries the `argsHash` the user was shown.
+ */
+export function renderPause(slot, interrupt, onAnswer) {
+  const decisions = new Map();
+  const fieldsByCall = new Map();
+  const error = h("p", { class: "form-error", role: "alert" });
+  const single = interrupt.calls.length === 1 && interrupt.calls[0].risk === "high";
+  const sendButton = h("button", { type: "submit", class: "primary", hidden: single, text: t(interrupt.calls.length > 1 ? "sendAnswers" : "continue") });
+  const form = h("form", { class: "pause", "aria-label": t("pauseTitle") },
+    h("h3", { text: t("pauseTitle") }),
+    h("p", { class: "reason", text: interrupt.reason || t(interrupt.interruptType === "params_required" ? "paramsReason" : "approveReason") }),
+    interrupt.error ? h("p", { class: "form-error", text: interrupt.error }) : null,
+    interrupt.calls.map((call) => callFieldset(call, decisions, fieldsByCall, onDecide)),
+    error,
+    h("div", { class: "actions" }, sendButton));
+
+  // A single risky call is answered by its own Approve or Reject; an edit needs the submit button.
+  function onDecide(action) {
+    if (action === "edit") sendButton.hidden = false;
+    else if (single) form.requestSubmit();
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const answer = collect(interrupt, decisions, fieldsByCall);
+    if (typeof answer === "string") {
+      error.textContent = answer;
+      return;
+    }
+    error.textContent = "";
+    const controls = [...form.elements];
+    for (const control of controls) control.disabled = true;
+    onAnswer(answer, (message) => {
+      error.textContent = message;
+      for (const control of controls) control.disabled = false;
+    });
+  });
+  slot.replaceChildren(form);
+  form.querySelector("select, input, button:not([hidden])")?.focus({ preventScroll: true });
+}
+
+function callFieldset(call, decisions, fieldsByCall, onDecide) {
+  const risky = call.risk === "high";
+  const fields = (call.missing ?? []).map((field) => missingField(call, field));
+  fieldsByCall.set(call.callId, fields);
+  const controls = risky ? decisionControls(call, decisions, onDecide, fields) : [];
+  return h("fieldset", { class: `pause-call${risky ? " risky" : ""}`, dataset: { callId: call.callId } },
+    h("legend", {}, h("strong", { text: call.tool }), risky ? null : h("code", { text: ` ${formatArgs(call.args)}` })),
+    risky ? h("pre", { class: "exact-args", text: JSON.stringify(call.args, null, 2) }) : null,
+    fields.map((field) => field.element),
+    controls);
+}
+
+function missingField(call, field) {
+  const id = `field-${call.callId}-${field.name}`;
+  const control = field.enum?.length
+    ? h("select", { id, name: field.name, required: true },
+      h("option", { value: "", text: t("choose") }),
+      field.enum.map((value) => h("option", { value, text: value })))
+    : h("input", { id, name: field.name, required: true, autocomplete: "off" });
+  const element = h("div", { class: "field" },
+    h("label", { for: id }, h("span", { text: field.name }), h("small", { text: field.description })), control);
+  return { name: field.name, element, control };
+}
+
+function decisionControls(call, decisions, onDecide, fields) {
+  const editor = h("textarea", { name: "args", rows: 5, spellcheck: "false" });
+  editor.value = JSON.stringify(call.args, null, 2);
+  const editBox = h("label", { class: "field", hidden: true }, h("span", { text: t("editLabel") }), editor);
+  const note = h("input", { name: "message", autocomplete: "off", maxlength: 2000 });
+  const rejectBox = h("label", { class: "field", hidden: true }, h("span", { text: t("rejectLabel") }), note);
+  const buttons = ["approve", "edit", "reject"].map((action) =>
+    h("button", { type: "button", class: `decision ${action}`, "aria-pressed": "false", dataset: { action }, text: t(action), onclick: () => choose(action) }));
+
+  function choose(action) {
+    decisions.set(call.callId, { action, editor, note });
+    for (const button of buttons) button.setAttribute("aria-pressed", String(button.dataset.action === action));
+    // Only an approval needs the missing values; an edit carries them in its JSON, a rejection none.
+    for (const field of fields) field.control.required = action === "approve";
+    editBox.hidden = action !== "edit";
+    rejectBox.hidden = action !== "reject";
+    if (action === "edit") editor.focus();
+    onDecide(action);
+  }
+
+  return [h("div", { class: "actions" }, buttons), editBox, rejectBox];
+}
+
+/** Builds the resume value from the form, or returns a message saying what is missing. */
+function collect(interrupt, decisions, fieldsByCall) {
+  const result = [];
+  for (const call of interrupt.calls) {
+    const params = {};
+    for (const { name, control } of fieldsByCall.get(call.callId)) {
+      if (control.value !== "") params[name] = control.value;
+    }
+    const base = { callId: call.callId, argsHash: call.argsHash };
+    const decision = call.risk === "high" ? decisions.get(call.callId) : { action: "approve" };
+    if (!decision) return `${t("pauseTitle")}: ${call.tool}`;
+    if (decision.action === "edit") {
+      const args = parseObject(decision.editor.value);
+      if (!args) return t("badJson");
+      result.push({ ...base, action: "edit", args: { ...params, ...args } });
+    } else if (decision.action === "reject") {
+      result.push({ ...base, action: "reject", ...(decision.note.value ? { message: decision.note.value } : {}) });
+    } else {
+      result.push({ ...base, action: "approve", ...(call.missing?.length ? { params } : {}) });
+    }
+  }
+  return { decisions: result };
+}
+
+/** A one-line record of how the user answered a pause, shown where the form was. */
+export function answerNote(interrupt, resume) {
+  const parts = resume.decisions.map((decision) => {
+    const tool = interrupt.calls.find((call) => call.callId === decision.callId)?.tool ?? decision.callId;
+    const params = decision.params ? ` ${Object.entries(decision.params).map(([name, value]) => `${name}=${value}`).join(", ")}` : "";
+    return `${tool}: ${t(decision.action)}${params}`;
+  });
+  return h("p", { class: "answered", text: `${t("answered")} ${parts.join("; ")}` });
+}
+
+function parseObject(text) {
+  try {
+    const value = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

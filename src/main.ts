@@ -1,0 +1,3 @@
+import { runServerProcess } from "./server/start.js";
+
+await runServerProcess();

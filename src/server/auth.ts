@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import type { RunUser } from "../tools/types.js";
+import { RequestError } from "./http-errors.js";
+
+/** The user every request acts as when no API tokens are configured. */
+export const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "operator" });
+
+/**
+ * Who may call the API. Without tokens (undefined or empty) the server serves the single
+ * local user and binds only to loopback.
+ */
+export interface ServerAuth {
+  /** Bearer token → user and role, as `loadEnv()` parses `OPSPILOT_API_TOKENS`. */
+  tokens?: ReadonlyMap<string, RunUser>;
+}
+
+/** Variables the API's handlers read from the context. */
+export interface AppEnv {
+  Variables: {
+    /** The authenticated caller. */
+    user: RunUser;
+  };
+}
+
+/** Whether the auth configuration requires tokens. */
+export function requiresTokens(auth: ServerAuth | undefined): boolean {
+  return (auth?.tokens?.size ?? 0) > 0;
+}
+
+/** Tokens are looked up by digest so the lookup's timing says nothing about the secret. */
+function digest(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Reads the bearer token of an `Authorization` header, or undefined. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/** Middleware that sets `user`: from the bearer token when tokens are configured, else the local user. */
+export function authenticate(auth: ServerAuth | undefined): MiddlewareHandler<AppEnv> {
+  const tokens = auth?.tokens ?? new Map<string, RunUser>();
+  if (tokens.size === 0) {
+    return async (c, next) => {
+      c.set("user", LOCAL_USER);
+      await next();
+    };
+  }
+  const users = new Map([...tokens].map(([token, user]) => [digest(token), user]));
+  return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    const user = token === undefined ? undefined : users.get(digest(token));
+    if (!user) {
+      c.header("WWW-Authenticate", 'Bearer realm="opspilot"');
+      throw new RequestError(401, "unauthorized", "A valid Authorization: Bearer <token> header is required.");
+    }
+    c.set("user", user);
+    await next();
+  };
+}

@@ -1,0 +1,69 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import { RequestError } from "./http-errors.js";
+import { ResumeValueSchema, type ResumeValue } from "../runtime/interrupts.js";
+
+/** Longest message a run accepts, in characters. */
+export const MAX_MESSAGE_CHARS = 8_000;
+/** Largest request body the API reads, in bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Body of `POST /api/threads/:threadId/runs`. */
+export const RunBodySchema = z
+  .object({
+    message: z
+      .string()
+      .trim()
+      .min(1, "message must not be empty")
+      .max(MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
+      .describe("The user's message"),
+  })
+  .strict();
+
+const NOT_A_SEQ = { error: "must be a sequence number (an integer of 0 or more)" };
+
+/** Query of `GET /api/threads/:threadId/events`. */
+export const EventsQuerySchema = z.object({
+  after: z.coerce
+    .number(NOT_A_SEQ)
+    .int(NOT_A_SEQ)
+    .min(0, NOT_A_SEQ)
+    .default(0)
+    .describe("Sequence number after which events are returned"),
+});
+
+/** Reads the request body as JSON; a body that is not JSON is a 400 `invalid_json`. */
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new RequestError(400, "invalid_json", "The request body is not valid JSON.");
+  }
+}
+
+/** Formats zod issues as one line a person can act on. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message)).join("; ");
+}
+
+/** Reads and validates a run body; refusals are 400 `invalid_request`. */
+export async function readRunBody(c: Context): Promise<{ message: string }> {
+  const parsed = RunBodySchema.safeParse(await readJson(c));
+  if (!parsed.success) throw new RequestError(400, "invalid_request", describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Reads and validates a resume value; a malformed one is 400 `resume_rejected`. */
+export async function readResumeBody(c: Context): Promise<ResumeValue> {
+  const parsed = ResumeValueSchema.safeParse(await readJson(c));
+  if (!parsed.success) throw new RequestError(400, "resume_rejected", describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Reads the `after` query of the events route. */
+export function readEventsQuery(c: Context): number {
+  const parsed = EventsQuerySchema.safeParse({ after: c.req.query("after") });
+  if (!parsed.success) throw new RequestError(400, "invalid_request", describeIssues(parsed.error));
+  return parsed.data.after;
+}

@@ -1,0 +1,77 @@
+import type { Context, ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Env } from "../env.js";
+import { OpsPilotError } from "../errors.js";
+
+/** The JSON body of every error response: a stable code and a sentence, never a stack. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/** A refusal decided by the HTTP layer itself (bad JSON, bad body, missing token). */
+export class RequestError extends OpsPilotError {
+  constructor(
+    /** HTTP status to answer with. */
+    readonly status: ContentfulStatusCode,
+    code: string,
+    message: string,
+  ) {
+    super(code, message);
+    this.name = "RequestError";
+  }
+}
+
+/** HTTP status of each runtime refusal; codes not listed are server faults. */
+const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+  thread_not_found: 404,
+  thread_busy: 409,
+  thread_paused: 409,
+  not_paused: 409,
+  resume_rejected: 422,
+  thread_unfinished: 409,
+  nothing_to_recover: 409,
+};
+
+/** Builds an error body. */
+export function errorBody(code: string, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+/** Answers an error as `{ error: { code, message } }` with its status. */
+export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {
+  return c.json(errorBody(code, message), status);
+}
+
+/** Where the server writes what it does not show clients. */
+export interface ServerLogger {
+  /** Logs an unexpected failure with its details. */
+  error(message: string, error?: unknown): void;
+}
+
+/** Logs failures to stderr, unless `OPSPILOT_LOG_LEVEL` is `silent`. */
+export function consoleLogger(level: Env["OPSPILOT_LOG_LEVEL"] = "info"): ServerLogger {
+  return {
+    error: (message, error) => {
+      if (level !== "silent") console.error(message, error);
+    },
+  };
+}
+
+/**
+ * The app's global error handler: known refusals keep their code and status, everything
+ * else is logged and answered as a plain 500 without internals.
+ */
+export function makeErrorHandler(logger: ServerLogger): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof RequestError) return errorResponse(c, error.status, error.code, error.message);
+    if (error instanceof OpsPilotError && STATUS_BY_CODE[error.code] !== undefined) {
+      return errorResponse(c, STATUS_BY_CODE[error.code], error.code, error.message);
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      return errorResponse(c, error.status as ContentfulStatusCode, "bad_request", error.message || "Bad request");
+    }
+    logger.error(`${c.req.method} ${c.req.path} failed`, error);
+    return errorResponse(c, 500, "internal", "Internal error");
+  };
+}

@@ -1,0 +1,61 @@
+import { Hono } from "hono";
+import type { Runtime } from "../runtime/api.js";
+import type { AppEnv } from "./auth.js";
+import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
+import type { ServerLogger } from "./http-errors.js";
+import { streamRunEvents } from "./sse.js";
+
+/** What the thread routes need. */
+export interface ThreadRoutesOptions {
+  /** Drives the runs. */
+  runtime: Runtime;
+  /** Receives failures that clients only see as `internal`. */
+  logger: ServerLogger;
+}
+
+/**
+ * The `/api/threads` routes. Refusals (unknown thread, busy, bad resume) come from the
+ * runtime before any stream is opened, so they reach the error handler as 4xx responses.
+ */
+export function threadRoutes({ runtime, logger }: ThreadRoutesOptions): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+
+  routes.post("/", async (c) => {
+    const threadId = await runtime.createThread(c.get("user"));
+    return c.json({ threadId }, 201);
+  });
+
+  routes.get("/:threadId", async (c) => {
+    return c.json(await runtime.getThread(c.req.param("threadId"), c.get("user")));
+  });
+
+  routes.get("/:threadId/events", async (c) => {
+    const after = readEventsQuery(c);
+    const events = await runtime.eventsAfter(c.req.param("threadId"), c.get("user"), after);
+    return c.json({ events });
+  });
+
+  routes.post("/:threadId/runs", async (c) => {
+    const { message } = await readRunBody(c);
+    const events = await runtime.startRun({ threadId: c.req.param("threadId"), message, user: c.get("user") });
+    return streamRunEvents(c, events, logger);
+  });
+
+  routes.post("/:threadId/resume", async (c) => {
+    const resume = await readResumeBody(c);
+    const events = await runtime.resumeRun({ threadId: c.req.param("threadId"), resume, user: c.get("user") });
+    return streamRunEvents(c, events, logger);
+  });
+
+  routes.post("/:threadId/recover", async (c) => {
+    const events = await runtime.recoverRun(c.req.param("threadId"), c.get("user"));
+    return streamRunEvents(c, events, logger);
+  });
+
+  routes.post("/:threadId/cancel", async (c) => {
+    const cancelled = await runtime.cancelRun(c.req.param("threadId"), c.get("user"));
+    return c.json({ cancelled }, 202);
+  });
+
+  return routes;
+}

@@ -1,0 +1,26 @@
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { RunEvent } from "../runtime/events.js";
+import type { ServerLogger } from "./http-errors.js";
+
+/**
+ * Streams a run's events as SSE frames (`event:` type, `id:` per-thread seq, JSON `data:`).
+ * When the client goes away the events are still drained to the end, because the run and
+ * its recording continue; a client catches up with `GET /events?after=<last id>`.
+ */
+export function streamRunEvents(c: Context, events: AsyncIterable<RunEvent>, logger: ServerLogger): Response {
+  c.header("X-Accel-Buffering", "no");
+  return streamSSE(c, async (stream) => {
+    try {
+      for await (const event of events) {
+        if (stream.aborted) continue;
+        await stream.writeSSE({ event: event.type, id: String(event.seq), data: JSON.stringify(event) });
+      }
+    } catch (error) {
+      logger.error(`run stream of ${c.req.path} failed`, error);
+      if (!stream.aborted) {
+        await stream.writeSSE({ event: "error", data: JSON.stringify({ error: { code: "internal", message: "Internal error" } }) });
+      }
+    }
+  });
+}

@@ -1,0 +1,104 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { loadEnv, type Env } from "../env.js";
+import { ConfigError, OpsPilotError } from "../errors.js";
+import { isLoopback } from "../models/provider.js";
+import { createServer, type CreateServerOptions } from "./app.js";
+import { createApp } from "../app.js";
+import { requiresTokens, type ServerAuth } from "./auth.js";
+import { consoleLogger } from "./http-errors.js";
+
+/** Where and how to bind, besides what the app is built from. */
+export interface StartServerOptions extends CreateServerOptions {
+  /** Interface to bind (127.0.0.1 by default). */
+  host?: string;
+  /** Port to bind; 0 picks a free one (8787 by default). */
+  port?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** Stops accepting connections, ends open ones and waits until everything is closed. */
+  close(): Promise<void>;
+}
+
+/** Whether a host name or address to bind only accepts connections from this machine. */
+function isLoopbackHost(host: string): boolean {
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return URL.canParse(`http://${bracketed}/`) && isLoopback(new URL(`http://${bracketed}/`));
+}
+
+/** Refuses a non-loopback interface without API tokens: every request would act as the local operator. */
+export function assertBindable(host: string, auth: ServerAuth | undefined): void {
+  if (!requiresTokens(auth) && !isLoopbackHost(host)) {
+    throw new ConfigError(`Refusing to bind to ${host} without OPSPILOT_API_TOKENS; set tokens or use HOST=127.0.0.1.`);
+  }
+}
+
+/** Binds the app with @hono/node-server and resolves once it listens. */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  assertBindable(host, options.auth);
+  const app = createServer(options);
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(listening));
+    listening.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Open run streams would otherwise keep the server alive until their runs end.
+        if ("closeAllConnections" in server) server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Starts the server `npm start` runs: the model from the environment (the offline demo model
+ * by default), the SQLite file `OPSPILOT_DB`, `HOST`/`PORT` and `OPSPILOT_API_TOKENS`.
+ */
+export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
+  const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS };
+  assertBindable(env.HOST, auth);
+  if (env.DATABASE_URL) throw new ConfigError("DATABASE_URL is set, but the HTTP server only runs on SQLite yet; unset it to use OPSPILOT_DB.");
+  const opened = createApp({ env });
+  const server = await startServer({ runtime: opened.runtime, auth, host: env.HOST, port: env.PORT, logger: consoleLogger(env.OPSPILOT_LOG_LEVEL) }).catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      await opened.close();
+    },
+  };
+}
+
+/**
+ * What `src/main.ts` calls: starts from the environment, prints the address, closes on
+ * SIGINT/SIGTERM, and turns a configuration error into one line and exit code 1.
+ */
+export async function runServerProcess(): Promise<void> {
+  let server: RunningServer;
+  try {
+    server = await startFromEnv();
+  } catch (error) {
+    if (!(error instanceof OpsPilotError) && (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    console.error(`opspilot: ${(error as Error).message}`);
+    process.exitCode = 1;
+    return;
+  }
+  console.log(`opspilot is listening on ${server.url}`);
+  const stop = () => {
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

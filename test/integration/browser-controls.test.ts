@@ -1,0 +1,60 @@
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { startTestServer, type TestServer } from "../fixtures/http.js";
+import { testTools } from "../fixtures/test-tools.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (CI installs Debian's chromium)`);
+
+describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
+  let browser: Browser;
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    for (const server of servers) await server.close();
+  });
+
+  it("stops a running run and marks each unanswered call cancelled", async () => {
+    const server = await startTestServer({
+      model: new ScriptedChatModel({ script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "read_b", args: { query: "y" } }])], onExhausted: "answer" }),
+      tools: () => testTools({ readDelayMs: 10_000 }),
+    });
+    servers.push(server);
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Your question").fill("look up x and y");
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => page.locator(".call").count()).toBe(2);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.locator(".run[data-state=cancelled]").waitFor();
+    const cards = await page.locator(".call").evaluateAll((elements) => elements.map((element) => [(element as HTMLElement).dataset.errorCode, element.querySelector(".call-state")?.textContent?.split(" · ")[0]]));
+    expect(cards).toEqual([["cancelled", "cancelled"], ["cancelled", "cancelled"]]);
+    expect(await page.getByRole("button", { name: "Stop" }).isHidden()).toBe(true);
+    await page.close();
+  });
+
+  it("asks for the API token when the server requires one, then works with it", async () => {
+    const server = await startTestServer({ auth: { tokens: new Map([["page-token-0001", { id: "pat", role: "operator" }]]) } });
+    servers.push(server);
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Your question").fill("check the payment service errors in prod");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByLabel("API token").fill("page-token-0001");
+    expect(await page.getByLabel("Your question").inputValue()).toBe("check the payment service errors in prod");
+    await page.getByRole("button", { name: "Use token" }).click();
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator(".run[data-state]:not([data-state=running])").waitFor();
+    expect(await page.locator(".bubble.user p").allTextContents()).toEqual(["check the payment service errors in prod"]);
+    await page.close();
+  });
+});

@@ -1,0 +1,103 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../fixtures/http.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
+const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (CI installs Debian's chromium)`);
+
+/** What the page shows of a thread, independent of how it was drawn (live or from history). */
+function transcriptOf(page: Page) {
+  return page.evaluate(() => ({
+    users: Array.from(document.querySelectorAll(".bubble.user p"), (element) => element.textContent),
+    answers: Array.from(document.querySelectorAll(".bubble.assistant p"), (element) => element.textContent),
+    calls: Array.from(document.querySelectorAll<HTMLElement>(".call"), (card) => [card.querySelector(".tool")?.textContent, card.dataset.state]),
+  }));
+}
+
+describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startTestServer();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("shows the steps, takes the environment and a restart approval in place, and shows the same history after a reload", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, locale: "zh-CN" });
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(`${server.url}/`);
+
+    await page.getByLabel("你的问题").fill(SEED);
+    await page.getByRole("button", { name: "发送" }).click();
+    const environment = page.getByLabel("environment");
+    await environment.waitFor();
+    expect(page.url()).toMatch(/\?thread=[0-9a-f-]{36}$/);
+    expect(await transcriptOf(page)).toEqual({
+      users: [SEED],
+      answers: [],
+      calls: [["search_resource", "ok"], ["search_docs", "ok"], ["search_logs", "waiting"]],
+    });
+    // The two calls of the first step sit side by side.
+    const [resourceBox, docsBox] = await Promise.all([page.locator(".call").nth(0).boundingBox(), page.locator(".call").nth(1).boundingBox()]);
+    expect(docsBox!.y).toBe(resourceBox!.y);
+    expect(docsBox!.x).toBeGreaterThan(resourceBox!.x);
+    await page.screenshot({ path: `${ARTIFACTS}browser-mid-run.png` });
+
+    await environment.selectOption("prod");
+    await page.getByRole("button", { name: "继续" }).click();
+    await page.locator(".run[data-state=final_answer]").waitFor();
+    await expect.poll(() => page.locator(".bubble.assistant p").first().textContent()).toMatch(/^【演示模型】.*payment-service/s);
+
+    await page.getByLabel("你的问题").fill("重启支付服务");
+    await page.getByRole("button", { name: "发送" }).click();
+    const pause = page.locator("form.pause");
+    await pause.getByText("restart_service").first().waitFor();
+    await pause.getByLabel("environment").selectOption("prod");
+    await pause.getByRole("button", { name: "批准" }).click();
+    await expect.poll(() => page.locator(".run[data-state=final_answer]").count()).toBe(2);
+    await expect.poll(() => page.locator(".bubble.assistant p").last().textContent()).toMatch(/已重启 payment-service（prod）/);
+    expect(server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
+
+    const live = await transcriptOf(page);
+    expect(live.users).toEqual([SEED, "重启支付服务"]);
+    expect(live.calls.at(-1)).toEqual(["restart_service", "ok"]);
+    await page.screenshot({ path: `${ARTIFACTS}browser-finished.png`, fullPage: true });
+
+    await page.reload();
+    await expect.poll(() => page.locator(".bubble.assistant").count()).toBe(2);
+    expect(await transcriptOf(page)).toEqual(live);
+    expect(await page.locator("form.pause").count()).toBe(0);
+
+    await page.getByRole("button", { name: "English" }).click();
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    expect(await transcriptOf(page)).toEqual(live);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("reopens a paused thread at phone width with its pending form", async () => {
+    const threadId = await server.client.createThread();
+    await server.client.run(threadId, SEED);
+    const page = await browser.newPage({ viewport: { width: 375, height: 740 }, locale: "en-US" });
+    await page.goto(`${server.url}/?thread=${threadId}`);
+    await page.getByLabel("environment").waitFor();
+    expect(await page.getByRole("button", { name: "Continue" }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: `${ARTIFACTS}browser-phone-paused.png`, fullPage: true });
+    await page.close();
+  });
+});
