@@ -34,7 +34,7 @@ export function buildGraph(deps: GraphDeps) {
     .addNode("call_model", makeCallModel({ ...deps, cancellations, recorder: deps.storage }))
     .addNode("guard_calls", makeGuardCalls())
     .addNode("validate_calls", makeValidateCalls(deps))
-    .addNode("review_calls", makeReviewCalls(deps))
+    .addNode("review_calls", makeReviewCalls({ registry: deps.registry, recorder: deps.storage }))
     .addNode("execute_tools", makeExecuteTools({ ...deps, cancellations }))
     .addNode("finish_run", makeFinishRun({ recorder: deps.storage }))
     .addEdge(START, "call_model")

@@ -2,6 +2,9 @@ import { interrupt } from "@langchain/langgraph";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import { applyResume, buildInterrupt } from "../runtime/resume.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { Recorder } from "../storage/types.js";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { threadIdOf } from "../graph/context.js";
 
 /**
  * `review_calls`: the only node that calls `interrupt()`. One pause carries every waiting
@@ -9,8 +12,8 @@ import type { ToolRegistry } from "../tools/registry.js";
  * this node from its start on resume. A resume that does not fit is answered by pausing
  * again with the same calls and the reason it was refused.
  */
-export function makeReviewCalls(deps: { registry: ToolRegistry }) {
-  return function reviewCalls(state: AgentStateType): AgentStateUpdate {
+export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Recorder }) {
+  return async function reviewCalls(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
     const run = state.run!;
     const batch = state.batch!;
     const value = buildInterrupt(batch, run.language);
@@ -19,6 +22,19 @@ export function makeReviewCalls(deps: { registry: ToolRegistry }) {
       const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
       const outcome = applyResume(batch, answer, deps.registry);
       if (outcome.ok) {
+        const before = new Map(batch.calls.map((call) => [call.callId, call.argsHash]));
+        for (const decision of outcome.decisions) {
+          const after = outcome.batch.calls.find((call) => call.callId === decision.callId);
+          await deps.recorder.recordDecision({
+            threadId: threadIdOf(config),
+            callId: decision.callId,
+            interruptId: value.interruptId,
+            action: decision.action,
+            argsHashBefore: before.get(decision.callId)!,
+            ...(decision.action === "reject" ? {} : { argsHashAfter: after?.argsHash }),
+            ...(decision.message ? { message: decision.message } : {}),
+          });
+        }
         const now = Date.now();
         // The pause is not counted against the wall-time limit: restart the clock where it stood.
         const activeMs = Math.max(0, run.lastActiveAt - run.startedAt);

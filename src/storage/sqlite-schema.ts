@@ -23,6 +23,10 @@ CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, run_id TEXT NOT NULL, tool TEXT NOT NULL,
   args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms INTEGER NOT NULL,
   PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_decisions (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
+  args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
 `;

@@ -116,6 +116,12 @@ export class SqliteStorage implements Storage {
       .run(call.threadId, call.callId, call.runId, call.tool, call.argsDigest, call.outcome, call.errorCode ?? null, call.durationMs);
   }
 
+  async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
+    this.db
+      .prepare("INSERT OR REPLACE INTO opspilot_decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(decision.threadId, decision.callId, decision.interruptId, decision.action, decision.argsHashBefore, decision.argsHashAfter ?? null, decision.message ?? null, Date.now());
+  }
+
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
     this.db
       .prepare("UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?) WHERE run_id = ?")
@@ -128,7 +134,8 @@ export class SqliteStorage implements Storage {
     const steps = this.db
       .prepare("SELECT s.* FROM opspilot_steps s JOIN opspilot_runs r ON r.run_id = s.run_id WHERE r.thread_id = ? ORDER BY r.started_at, s.step")
       .all(threadId) as Row[];
-    return { runs, toolCalls, steps };
+    const decisions = this.db.prepare("SELECT * FROM opspilot_decisions WHERE thread_id = ? ORDER BY decided_at, rowid").all(threadId) as Row[];
+    return { runs, toolCalls, steps, decisions };
   }
 
   async summary(): Promise<RecordsSummary> {

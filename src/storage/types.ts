@@ -45,6 +45,8 @@ export interface Recorder {
     errorCode?: ErrorCode;
     durationMs: number;
   }): Promise<void>;
+  /** A user's answer to a pause: approve, edit (with the new frozen args' hash) or reject. */
+  recordDecision(decision: { threadId: string; callId: string; interruptId: string; action: string; argsHashBefore: string; argsHashAfter?: string; message?: string }): Promise<void>;
   recordRunEnd(run: { runId: string; stopReason: StopReason; steps: number; durationMs: number; resumed: boolean }): Promise<void>;
 }
 
@@ -74,7 +76,12 @@ export interface ThreadStore {
 /** Everything opspilot stores beside LangGraph's checkpoints. */
 export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore {
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
-  threadRecords(threadId: string): Promise<{ runs: Array<Record<string, unknown>>; toolCalls: Array<Record<string, unknown>>; steps: Array<Record<string, unknown>> }>;
+  threadRecords(threadId: string): Promise<{
+    runs: Array<Record<string, unknown>>;
+    toolCalls: Array<Record<string, unknown>>;
+    steps: Array<Record<string, unknown>>;
+    decisions: Array<Record<string, unknown>>;
+  }>;
   summary(): Promise<RecordsSummary>;
   close(): Promise<void>;
 }

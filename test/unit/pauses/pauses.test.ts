@@ -72,6 +72,8 @@ describe("pauses and resume", () => {
     );
     await harness.resume(paused.threadId, { decisions: [{ callId: "w1", action: "edit", args: { target: "pay", environment: "staging" } }] });
     expect(writes).toEqual([`write_high:pay:staging:${paused.threadId}:w1`]);
+    const { decisions } = await harness.storage.threadRecords(paused.threadId);
+    expect(decisions.map((d) => [d.call_id, d.action, d.args_hash_before === d.args_hash_after])).toEqual([["w1", "edit", false]]);
   });
 
   it("refuses mismatched hashes, unknown ids, partial decisions and resumes of a thread that is not paused, changing nothing", async () => {
