@@ -8,7 +8,6 @@ import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.j
 import { InvariantViolationError } from "../errors.js";
 import { checkPairing, pairingHolds, proposedCalls } from "../runtime/pairing.js";
 import { newRunInfo, startsNewRun } from "../runtime/run-info.js";
-import { makeCallIdsUnique } from "../runtime/call-ids.js";
 import { modelFailureMessage } from "../runtime/stop-message.js";
 import { exposedTools } from "../runtime/serial-mode.js";
 import type { CancellationRegistry } from "../runtime/cancellation.js";
@@ -48,7 +47,8 @@ export function makeCallModel(deps: CallModelDeps) {
     let response: AIMessage;
     try {
       const raw = await bound.invoke([new SystemMessage(deps.systemPrompt ?? SYSTEM_PROMPT), ...state.messages], { signal });
-      response = makeCallIdsUnique(normalizeModelMessage(new AIMessage(raw)), state.messages, step);
+      // The reply as it came (a chunk keeps the raw streamed arguments that reveal a cut-off call).
+      response = normalizeModelMessage(raw as AIMessage, { usedIds: usedIds(state.messages) });
     } catch (error) {
       if (isGraphBubbleUp(error)) throw error;
       if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
@@ -75,6 +75,16 @@ export function makeCallModel(deps: CallModelDeps) {
     const answer = response.content === "" || (Array.isArray(response.content) && response.content.length === 0) ? emptyAnswer(response, run) : response;
     return { ...reset, messages: [answer], run: updated, stop: { reason: "final_answer", detail: "" } };
   };
+}
+
+/** Message ids and call ids already in the thread: a reused one would replace or orphan history. */
+function usedIds(messages: AgentStateType["messages"]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.id) ids.add(message.id);
+    for (const call of proposedCalls(message)) ids.add(call.id);
+  }
+  return ids;
 }
 
 function cost(options: RunOptions, inputTokens: number, outputTokens: number): number {

@@ -1,0 +1,119 @@
+import { logsOf, relevantRunbooks, runbooksOf, scalarFields, serviceOf, type LogSummary } from "./data.js";
+import type { Intent } from "./intent.js";
+import { phrases, type Phrases } from "./phrases.js";
+import { ACTION_TOOL } from "./plan.js";
+import { lastObservation, type Turn } from "./turn.js";
+
+/**
+ * The demo model's final answer: written only from the observations of the turn
+ * (counts, codes, runbook ids, results), saying plainly which tool failed and why,
+ * and always labelled as coming from the offline demo model.
+ */
+export function writeAnswer(turn: Turn, intent: Intent, boundTools: ReadonlySet<string>): string {
+  const p = phrases(intent.language);
+  const lines = [...failureLines(turn, p), ...bodyLines(turn, intent, p, boundTools)];
+  return p.label + (lines.length > 0 ? lines.join("\n") : p.help);
+}
+
+function bodyLines(turn: Turn, intent: Intent, p: Phrases, boundTools: ReadonlySet<string>): string[] {
+  switch (intent.kind) {
+    case "greeting":
+      return [p.greeting];
+    case "thanks":
+      return [p.thanks];
+    case "help":
+      return [p.help];
+    case "docs":
+      return docsLines(turn, p, [], undefined);
+    case "investigate":
+      return investigateLines(turn, intent, p, boundTools);
+    case "restart":
+    case "rollback":
+    case "metrics":
+      return actionLines(turn, intent, intent.kind, p, boundTools);
+    default: {
+      const _exhaustive: never = intent.kind;
+      return _exhaustive;
+    }
+  }
+}
+
+/** Lines for failed observations; a user's rejection is reported by the action itself. */
+function failureLines(turn: Turn, p: Phrases): string[] {
+  return turn.calls.flatMap((call) =>
+    call.observation && !call.observation.ok && call.observation.errorCode !== "rejected_by_user"
+      ? [p.failed(call.tool, call.observation.errorCode, call.observation.message)]
+      : [],
+  );
+}
+
+/** Asks for the service, or says none matched; undefined when the service is known or still unsearched. */
+function serviceProblem(turn: Turn, intent: Intent, p: Phrases): string | undefined {
+  if (!intent.serviceQuery) return p.askService;
+  const resource = lastObservation(turn, "search_resource");
+  if (resource?.ok && !serviceOf(resource)) return p.noService(intent.serviceQuery);
+  return undefined;
+}
+
+function investigateLines(turn: Turn, intent: Intent, p: Phrases, boundTools: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  const problem = serviceProblem(turn, intent, p);
+  if (problem) lines.push(problem);
+  const hit = serviceOf(lastObservation(turn, "search_resource"));
+  const logs = logsOf(lastObservation(turn, "search_logs"));
+  if (logs) lines.push(...logLines(logs, hit ? p.service(hit) : (logs.service ?? intent.serviceQuery ?? "?"), p));
+  else if (hit && !boundTools.has("search_logs")) lines.push(p.toolUnavailable("search_logs"));
+  if (intent.wantsDocs) lines.push(...docsLines(turn, p, logs?.byCode.map((entry) => entry.code) ?? [], hit?.id ?? logs?.service));
+  return lines;
+}
+
+function logLines(logs: LogSummary, service: string, p: Phrases): string[] {
+  const total = logs.total ?? logs.byCode.reduce((sum, entry) => sum + entry.count, 0);
+  if (total === 0 && logs.byCode.length === 0) return [p.noErrors(service, logs.environment)];
+  const lines = [p.logsHeader(service, logs.environment, total), ...logs.byCode.map((entry) => p.codeLine(entry))];
+  if (logs.partial) lines.push(p.partialLogs);
+  return lines;
+}
+
+function docsLines(turn: Turn, p: Phrases, codes: string[], serviceId: string | undefined): string[] {
+  const observation = lastObservation(turn, "search_docs");
+  if (!observation?.ok) return [];
+  const runbooks = relevantRunbooks(runbooksOf(observation), codes, serviceId);
+  if (runbooks.length === 0) return [p.noRunbooks];
+  const lines = [p.adviceHeader, ...runbooks.flatMap((runbook) => p.runbookLines(runbook, runbook.errorCodes.filter((code) => codes.includes(code))))];
+  const uncovered = codes.filter((code) => !runbooks.some((runbook) => runbook.errorCodes.includes(code)));
+  if (codes.length > 0 && uncovered.length > 0) lines.push(p.uncovered(uncovered));
+  lines.push(p.cited(runbooks.map((runbook) => runbook.id)));
+  return lines;
+}
+
+function actionLines(turn: Turn, intent: Intent, kind: keyof typeof ACTION_TOOL, p: Phrases, boundTools: ReadonlySet<string>): string[] {
+  const problem = serviceProblem(turn, intent, p);
+  if (problem) return [problem];
+  const tool = ACTION_TOOL[kind];
+  const call = [...turn.calls].reverse().find((entry) => entry.tool === tool && entry.observation);
+  const hit = serviceOf(lastObservation(turn, "search_resource"));
+  if (!call?.observation) return hit && !boundTools.has(tool) ? [p.toolUnavailable(tool)] : [];
+  const observation = call.observation;
+  const service = String(call.args.service ?? hit?.id ?? "?");
+  if (!observation.ok) {
+    return observation.errorCode === "rejected_by_user" && kind !== "metrics" ? [p.rejected(p.actionNames[kind], service, observation.message)] : [];
+  }
+  const data = (observation.data ?? {}) as Record<string, unknown>;
+  const environment = String(data.environment ?? call.args.environment ?? "?");
+  const fields = { service: String(data.service ?? service), environment };
+  if (kind === "restart") {
+    return [p.restarted({ ...fields, restartedAt: optionalText(data.restartedAt), restartCount: typeof data.restartCount === "number" ? data.restartCount : undefined })];
+  }
+  if (kind === "rollback") return [p.rolledBack({ ...fields, toVersion: optionalText(data.toVersion), fromVersion: optionalText(data.fromVersion) })];
+  const nested = Object.entries(data).filter(([, value]) => typeof value === "object" && value !== null && !Array.isArray(value));
+  const metricLines = [
+    ...scalarFields(data, ["service", "environment", "name", "nameZh"]).map(([key, value]) => `- ${key}: ${value}`),
+    ...nested.flatMap(([key, value]) => scalarFields(value, []).map(([name, item]) => `- ${key}.${name}: ${item}`)),
+  ];
+  return [p.metricsHeader(fields.service, environment), ...metricLines];
+}
+
+function optionalText(value: unknown): string | undefined {
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+}

@@ -1,0 +1,110 @@
+/** Language the demo model answers in: the language of the user's request. */
+export type Language = "zh" | "en";
+
+/** What the user asked for, as far as the demo model understands it. */
+export type IntentKind = "investigate" | "restart" | "rollback" | "metrics" | "docs" | "greeting" | "thanks" | "help";
+
+/** The user's request, read once per model turn. */
+export interface Intent {
+  /** What is asked. */
+  kind: IntentKind;
+  /** Language of the request. */
+  language: Language;
+  /** Words naming the service, for `search_resource` (e.g. "支付", "payment"). */
+  serviceQuery?: string;
+  /** Environment, only when the user named one; otherwise the loop asks. */
+  environment?: "prod" | "staging";
+  /** Whether the user also wants the runbooks' advice. */
+  wantsDocs: boolean;
+  /** Query for `search_docs`. */
+  docsQuery?: string;
+  /** Version to roll back to, when named. */
+  toVersion?: string;
+}
+
+const PATTERNS = {
+  rollback: /回滚|回退|\broll(?:ing)?[ -]?back\b|\brevert\b/i,
+  restart: /重启|\brestart|\breboot|\bbounce\b/i,
+  investigate: /报错|错误|异常|故障|告警|日志|失败|\berrors?\b|\bexceptions?\b|\bfail(?:ing|ures?|ed)?\b|\blogs?\b|\b5\d\d\b/i,
+  metrics: /指标|监控|延迟|延时|负载|\bcpu\b|内存|\bqps\b|\bmetrics?\b|\blatency\b|\bmemory\b|\bhealth\b|怎么样|状态/i,
+  docs: /文档|手册|处理建议|建议|预案|\brunbooks?\b|\bdocs?\b|\bdocumentation\b|\badvice\b|\bplaybooks?\b|怎么处理|how (?:do|to|should) (?:i|we) (?:handle|fix)/i,
+  thanks: /谢谢|多谢|感谢|\bthanks?\b|\bthank you\b|\bthx\b/i,
+  greeting: /^(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|hi|hello|hey|good (?:morning|afternoon|evening))(?:呀|啊)?[\s!！。.,，~]*$/i,
+};
+
+const ZH_FILLERS = [
+  "帮我看看", "帮忙看看", "看一下", "看看", "看下", "查看", "查一下", "查查", "查下", "检查", "帮我", "帮忙", "请", "麻烦",
+  "重启一下", "重启", "回滚一下", "回滚", "把", "给", "一下", "我们的", "我们", "线上的", "线上", "生产环境", "测试环境", "预发环境",
+  "生产", "测试", "预发", "环境", "上的", "里的", "的",
+];
+const EN_STOPWORDS = new Set(["the", "a", "an", "our", "my", "this", "that", "check", "restart", "rollback", "back", "roll", "prod", "production", "staging", "of", "for", "in"]);
+
+/** Reads the intent of one user request. */
+export function detectIntent(text: string): Intent {
+  const language: Language = /\p{Script=Han}/u.test(text) ? "zh" : "en";
+  const serviceQuery = extractServiceQuery(text, language);
+  const wantsDocs = PATTERNS.docs.test(text);
+  const base = { language, serviceQuery, environment: extractEnvironment(text), wantsDocs, docsQuery: serviceQuery ?? extractErrorCode(text) };
+  if (PATTERNS.rollback.test(text)) return { ...base, kind: "rollback", toVersion: extractVersion(text) };
+  if (PATTERNS.restart.test(text)) return { ...base, kind: "restart" };
+  if (PATTERNS.investigate.test(text)) return { ...base, kind: "investigate" };
+  if (PATTERNS.metrics.test(text) && serviceQuery) return { ...base, kind: "metrics" };
+  if (wantsDocs) return { ...base, kind: "docs", docsQuery: base.docsQuery ?? text.trim().slice(0, 80) };
+  if (PATTERNS.greeting.test(text.trim())) return { ...base, kind: "greeting" };
+  if (PATTERNS.thanks.test(text)) return { ...base, kind: "thanks" };
+  return { ...base, kind: "help" };
+}
+
+/** The environment the user named, if any: never guessed. */
+export function extractEnvironment(text: string): "prod" | "staging" | undefined {
+  if (/生产|线上|正式环境|\bprod(?:uction)?\b/i.test(text)) return "prod";
+  if (/预发|测试|\bstag(?:ing|e)\b/i.test(text)) return "staging";
+  return undefined;
+}
+
+/** Words naming the service: the phrase before 服务 / "service", or an id written as-is. */
+export function extractServiceQuery(text: string, language: Language): string | undefined {
+  const literalId = /\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b/.exec(text)?.[0];
+  if (literalId && !/^roll-?back$/i.test(literalId)) return literalId;
+  return language === "zh" ? zhServicePhrase(text) : enServicePhrase(text);
+}
+
+function zhServicePhrase(text: string): string | undefined {
+  for (const match of text.matchAll(/([\p{Script=Han}A-Za-z0-9]+?)(?:服务|系统|模块)/gu)) {
+    let phrase = match[1]!;
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const filler of ZH_FILLERS) {
+        if (phrase.startsWith(filler) && phrase.length > filler.length) {
+          phrase = phrase.slice(filler.length);
+          changed = true;
+        }
+      }
+    }
+    phrase = phrase.replace(/的$/, "").slice(-8);
+    if (phrase && !ZH_FILLERS.includes(phrase)) return phrase;
+  }
+  return undefined;
+}
+
+function enServicePhrase(text: string): string | undefined {
+  const patterns = [
+    /\b([a-z][a-z0-9_]*)(?:'s)?\s+(?:service|svc|api|app|gateway)\b/gi,
+    /\b(?:restart|roll ?back|rollback|check|errors? (?:in|of|for|from)|metrics (?:of|for))\s+(?:the\s+)?([a-z][a-z0-9_]*)\b/gi,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) {
+      const word = match[1]!.toLowerCase();
+      if (!EN_STOPWORDS.has(word)) return word;
+    }
+  }
+  return undefined;
+}
+
+function extractVersion(text: string): string | undefined {
+  return /(?:到|至|\bto\s+(?:version\s+)?)\s*(v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)/i.exec(text)?.[1];
+}
+
+function extractErrorCode(text: string): string | undefined {
+  return /\b[A-Z][A-Z0-9]*[-_][A-Z0-9_-]+\b|\b[A-Z]{2,}\d{2,}\b/.exec(text)?.[0];
+}

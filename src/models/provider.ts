@@ -1,0 +1,82 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { ConfigError } from "../errors.js";
+import type { Env } from "../env.js";
+import { DemoChatModel } from "./demo-model.js";
+import { createOpenAIChatModel } from "./openai-model.js";
+
+/** The settings `createChatModel` reads (a subset of `Env`, so `loadEnv()` output fits). */
+export type ModelSettings = Pick<Env, "OPSPILOT_MODEL" | "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES"> &
+  Partial<Pick<Env, "OPENAI_API_KEY" | "OPENAI_BASE_URL">>;
+
+/** Which model a configuration names. */
+export type ModelSpec = { provider: "demo" } | { provider: "openai"; model: string; baseURL: string; apiKey?: string };
+
+/** Where `openai:<model>` goes when no base URL is set. */
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/** Key sent to loopback endpoints that need none (the OpenAI client refuses an empty key). */
+const LOOPBACK_PLACEHOLDER_KEY = "not-needed";
+
+/** Reads and checks the model configuration; a bad one throws `ConfigError` with one line. */
+export function parseModelSpec(settings: Omit<ModelSettings, "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES">): ModelSpec {
+  const value = settings.OPSPILOT_MODEL.trim();
+  if (value === "demo") return { provider: "demo" };
+  const separator = value.indexOf(":");
+  const provider = separator < 0 ? value : value.slice(0, separator);
+  const model = separator < 0 ? "" : value.slice(separator + 1).trim();
+  if (provider !== "openai") {
+    throw new ConfigError(`OPSPILOT_MODEL "${value}" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).`);
+  }
+  if (!model) throw new ConfigError(`OPSPILOT_MODEL "${value}" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).`);
+
+  const baseURL = (settings.OPENAI_BASE_URL?.trim() || DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "");
+  const url = parseHttpUrl(baseURL);
+  if (!url) throw new ConfigError("OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1).");
+  const apiKey = settings.OPENAI_API_KEY?.trim() || undefined;
+  if (!apiKey && !isLoopback(url)) {
+    throw new ConfigError(`OPENAI_API_KEY is required for ${url.origin}; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama).`);
+  }
+  return { provider: "openai", model, baseURL, apiKey };
+}
+
+/** Builds the chat model the configuration names: the offline demo model or an OpenAI-compatible endpoint. */
+export function createChatModel(settings: ModelSettings): BaseChatModel {
+  const spec = parseModelSpec(settings);
+  switch (spec.provider) {
+    case "demo":
+      return new DemoChatModel();
+    case "openai":
+      return createOpenAIChatModel({
+        model: spec.model,
+        baseURL: spec.baseURL,
+        apiKey: spec.apiKey ?? LOOPBACK_PLACEHOLDER_KEY,
+        timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
+        maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
+      });
+    default: {
+      const _exhaustive: never = spec;
+      throw new ConfigError(`Unknown model provider ${String(_exhaustive)}.`);
+    }
+  }
+}
+
+/** One line for start-up logs and the CLI: which model, where; never the key. */
+export function describeModel(settings: ModelSettings): string {
+  const spec = parseModelSpec(settings);
+  return spec.provider === "demo" ? "demo (offline demo model)" : `openai:${spec.model} at ${spec.baseURL}`;
+}
+
+function parseHttpUrl(value: string): URL | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the endpoint is on this machine (Ollama, vLLM, LM Studio), where a key is optional. */
+export function isLoopback(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
