@@ -7,9 +7,15 @@ export class EventChannel<T> implements AsyncIterable<T> {
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private closed = false;
 
+  constructor(
+    /** Sees every pushed value, whether or not anyone reads the stream. */
+    private readonly observer?: (value: T) => void,
+  ) {}
+
   /** Queues a value for the consumer. */
   push(value: T): void {
     if (this.closed) return;
+    this.observer?.(value);
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = undefined;

@@ -29,6 +29,8 @@ export interface RuntimeDeps {
   cancellations: CancellationRegistry;
   /** Defaults for every run's options. */
   defaults?: RunOptionsInput;
+  /** Sees every event of every run this runtime drives (metrics). */
+  onEvent?: (event: RunEvent) => void;
 }
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
@@ -49,7 +51,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const { configurable, recursionLimit, ttlMs } = configFor(options.threadId, options.user, options.runId, options.runOptions);
     if (!(await storage.acquireLease(options.threadId, options.runId, ttlMs))) throw new ThreadBusyError(options.threadId);
     const controller = cancellations.begin(options.threadId);
-    const channel = new EventChannel<RunEvent>();
+    const channel = new EventChannel<RunEvent>(deps.onEvent);
     let released = false;
     const release = async () => {
       if (released) return;

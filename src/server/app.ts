@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Runtime } from "../runtime/api.js";
+import type { RunMetrics } from "../runtime/metrics.js";
 import { authenticate, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { consoleLogger, errorResponse, makeErrorHandler, type ServerLogger } from "./http-errors.js";
@@ -17,6 +18,8 @@ export interface CreateServerOptions {
   logger?: ServerLogger;
   /** Directory of the page's assets (the project's `public/` by default). */
   publicDir?: string;
+  /** Run metrics served at `/metrics` in the Prometheus text format. */
+  metrics?: RunMetrics;
 }
 
 /** Builds the Hono app: `/healthz`, the `/api` routes and the page. */
@@ -28,6 +31,10 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
 
   app.use("*", securityHeaders());
   app.get("/healthz", (c) => c.json({ ok: true }));
+  const metrics = options.metrics;
+  if (metrics) {
+    app.get("/metrics", async (c) => c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }));
+  }
 
   app.use("/api/*", bodyLimit({
     maxSize: MAX_BODY_BYTES,
