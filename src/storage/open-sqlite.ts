@@ -2,15 +2,15 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { ChannelSqliteSaver } from "./sqlite-checkpointer.js";
 import { SqliteStorage } from "./sqlite-storage.js";
 
 /** One SQLite file holding checkpoints, the write journal, records and the event log. */
 export interface SqliteBackend {
   /** The shared connection. */
   db: Database;
-  /** LangGraph's official SQLite checkpointer on that connection. */
-  checkpointer: SqliteSaver;
+  /** LangGraph's official SQLite checkpointer, storing channel values per version, on that connection. */
+  checkpointer: ChannelSqliteSaver;
   /** opspilot's own tables on that connection. */
   storage: SqliteStorage;
   /** Closes the connection. */
@@ -24,7 +24,7 @@ export function openSqlite(path: string): SqliteBackend {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("synchronous = NORMAL");
-  const checkpointer = new SqliteSaver(db);
+  const checkpointer = new ChannelSqliteSaver(db);
   const storage = new SqliteStorage(db);
   return { db, checkpointer, storage, close: () => db.close() };
 }
