@@ -41,14 +41,27 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   let stopReason: StopReason;
   let steps = 0;
   try {
-    const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], { ...options.config, streamMode: "values" });
+    const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], {
+      ...options.config,
+      streamMode: "values",
+      // Each checkpoint is on disk before the next step starts, so a process killed mid-step
+      // is recovered from the step it was in, never from an older one (writes are journaled either way).
+      durability: "sync",
+    });
     for await (const chunk of stream) {
       const values = chunk as Partial<AgentStateType>;
+      let emitted = false;
       for (const message of values.messages ?? []) {
         if (!message.id || seen.has(message.id)) continue;
         seen.add(message.id);
-        for (const body of eventsForMessage(message)) await emit(body);
+        for (const body of eventsForMessage(message)) {
+          await emit(body);
+          emitted = true;
+        }
       }
+      // A model or tool that never waits on I/O would keep the event loop busy until the run
+      // ends; yielding lets each step's frames reach the client as it happens.
+      if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
     const snapshot = await graph.getState(options.config);
     const state = snapshot.values as AgentStateType;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { HumanMessage } from "@langchain/core/messages";
-import { Command } from "@langchain/langgraph";
+import { Command, type StateSnapshot } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
 import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
 import type { AgentStateType } from "../graph/state.js";
@@ -38,29 +38,54 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const { graph, storage, cancellations } = deps;
   const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
     const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
-    return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged), ttlMs: merged.maxWallTimeMs + 60_000 };
+    return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged) };
   };
 
-  async function ownedSnapshot(threadId: string, user: RunUser) {
+  async function checkOwner(threadId: string, user: RunUser) {
     const owner = await storage.threadOwner(threadId);
     if (owner === undefined || owner !== user.id) throw new ThreadNotFoundError(threadId);
+  }
+
+  async function ownedSnapshot(threadId: string, user: RunUser) {
+    await checkOwner(threadId, user);
     return graph.getState({ configurable: { thread_id: threadId } });
   }
 
-  async function launch(options: { threadId: string; runId: string; user: RunUser; input: { messages: HumanMessage[] } | Command | null; runOptions?: RunOptionsInput; seen: Set<string> }) {
-    const { configurable, recursionLimit, ttlMs } = configFor(options.threadId, options.user, options.runId, options.runOptions);
-    if (!(await storage.acquireLease(options.threadId, options.runId, ttlMs))) throw new ThreadBusyError(options.threadId);
-    const controller = cancellations.begin(options.threadId);
+  /** What a run starts from, decided from the thread's state read under its lease. */
+  type Plan = { runId: string; input: { messages: HumanMessage[] } | Command | null };
+
+  /**
+   * Takes the thread's lease, then reads its state and lets `plan` check it: deciding on a
+   * state read before the lease would let two processes both act on the same pause.
+   */
+  async function launch(options: { threadId: string; user: RunUser; runOptions?: RunOptionsInput; plan: (snapshot: StateSnapshot) => Plan }) {
+    const { threadId } = options;
+    await checkOwner(threadId, options.user);
+    const leaseId = randomUUID();
+    const ttlMs = RunOptionsSchema.parse({ ...deps.defaults, ...options.runOptions }).maxWallTimeMs + 60_000;
+    if (!(await storage.acquireLease(threadId, leaseId, ttlMs))) throw new ThreadBusyError(threadId);
+    let plan: Plan;
+    let seen: Set<string>;
+    try {
+      const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      plan = options.plan(snapshot);
+      seen = messageIds(snapshot.values as AgentStateType);
+    } catch (error) {
+      await storage.releaseLease(threadId, leaseId);
+      throw error;
+    }
+    const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
+    const controller = cancellations.begin(threadId);
     const channel = new EventChannel<RunEvent>(deps.onEvent);
     let released = false;
     const release = async () => {
       if (released) return;
       released = true;
-      cancellations.end(options.threadId, controller);
-      await storage.releaseLease(options.threadId, options.runId);
+      cancellations.end(threadId, controller);
+      await storage.releaseLease(threadId, leaseId);
     };
     const config = { configurable, recursionLimit };
-    const run = driveRun({ graph, storage, threadId: options.threadId, runId: options.runId, input: options.input, config, channel, seen: options.seen, beforeFinish: release });
+    const run = driveRun({ graph, storage, threadId, runId: plan.runId, input: plan.input, config, channel, seen, beforeFinish: release });
     void run
       .catch((error: unknown) => console.error("[opspilot] run driver failed:", error))
       .finally(async () => {
@@ -80,32 +105,42 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
 
     async startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>> {
-      const snapshot = await ownedSnapshot(request.threadId, request.user);
-      if (await storage.leaseHolder(request.threadId)) throw new ThreadBusyError(request.threadId);
-      if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
-      if (snapshot.next.length > 0) throw new ThreadUnfinishedError(request.threadId);
-      const message = new HumanMessage({ id: randomUUID(), content: request.message });
-      const seen = messageIds(snapshot.values as AgentStateType);
-      return launch({ threadId: request.threadId, runId: randomUUID(), user: request.user, input: { messages: [message] }, runOptions: request.options, seen });
+      return launch({
+        threadId: request.threadId,
+        user: request.user,
+        runOptions: request.options,
+        plan: (snapshot) => {
+          if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
+          if (snapshot.next.length > 0) throw new ThreadUnfinishedError(request.threadId);
+          return { runId: randomUUID(), input: { messages: [new HumanMessage({ id: randomUUID(), content: request.message })] } };
+        },
+      });
     },
 
     async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>> {
-      const snapshot = await ownedSnapshot(request.threadId, request.user);
-      if (await storage.leaseHolder(request.threadId)) throw new ThreadBusyError(request.threadId);
-      const state = snapshot.values as AgentStateType;
-      if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
-      const outcome = applyResume(state.batch, request.resume, deps.registry);
-      if (!outcome.ok) throw new ResumeRejectedError(outcome.error);
-      const runId = state.run?.runId ?? randomUUID();
-      return launch({ threadId: request.threadId, runId, user: request.user, input: new Command({ resume: request.resume }), runOptions: request.options, seen: messageIds(state) });
+      return launch({
+        threadId: request.threadId,
+        user: request.user,
+        runOptions: request.options,
+        plan: (snapshot) => {
+          const state = snapshot.values as AgentStateType;
+          if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
+          const outcome = applyResume(state.batch, request.resume, deps.registry);
+          if (!outcome.ok) throw new ResumeRejectedError(outcome.error);
+          return { runId: state.run?.runId ?? randomUUID(), input: new Command({ resume: request.resume }) };
+        },
+      });
     },
 
     async recoverRun(threadId, user) {
-      const snapshot = await ownedSnapshot(threadId, user);
-      if (await storage.leaseHolder(threadId)) throw new ThreadBusyError(threadId);
-      if (pendingInterrupt(snapshot) || snapshot.next.length === 0) throw new NothingToRecoverError(threadId);
-      const state = snapshot.values as AgentStateType;
-      return launch({ threadId, runId: state.run?.runId ?? randomUUID(), user, input: null, seen: messageIds(state) });
+      return launch({
+        threadId,
+        user,
+        plan: (snapshot) => {
+          if (pendingInterrupt(snapshot) || snapshot.next.length === 0) throw new NothingToRecoverError(threadId);
+          return { runId: (snapshot.values as AgentStateType).run?.runId ?? randomUUID(), input: null };
+        },
+      });
     },
 
     async cancelRun(threadId, user) {
