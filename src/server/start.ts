@@ -4,7 +4,7 @@ import { loadEnv, type Env } from "../env.js";
 import { ConfigError, OpsPilotError } from "../errors.js";
 import { isLoopback } from "../models/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
-import { createApp } from "../app.js";
+import { openApp } from "../app.js";
 import { requiresTokens, type ServerAuth } from "./auth.js";
 import { consoleLogger } from "./http-errors.js";
 
@@ -61,13 +61,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
 /**
  * Starts the server `npm start` runs: the model from the environment (the offline demo model
- * by default), the SQLite file `OPSPILOT_DB`, `HOST`/`PORT` and `OPSPILOT_API_TOKENS`.
+ * by default), PostgreSQL at `DATABASE_URL` when set (else the SQLite file `OPSPILOT_DB`),
+ * `HOST`/`PORT` and `OPSPILOT_API_TOKENS`.
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
   const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS };
   assertBindable(env.HOST, auth);
-  if (env.DATABASE_URL) throw new ConfigError("DATABASE_URL is set, but the HTTP server only runs on SQLite yet; unset it to use OPSPILOT_DB.");
-  const opened = createApp({ env });
+  const opened = await openApp({ env });
   const server = await startServer({ runtime: opened.runtime, auth, host: env.HOST, port: env.PORT, logger: consoleLogger(env.OPSPILOT_LOG_LEVEL) }).catch(async (error: unknown) => {
     await opened.close();
     throw error;

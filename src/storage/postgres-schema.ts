@@ -1,0 +1,63 @@
+import type pg from "pg";
+
+/**
+ * Tables opspilot keeps in the same PostgreSQL database as LangGraph's checkpoints: the
+ * SQLite tables of `sqlite-schema.ts`, with BIGINT millisecond times, `seq` columns standing
+ * in for SQLite's rowid order, and a per-thread counter that hands out event sequence numbers.
+ */
+export const POSTGRES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS opspilot_threads (
+  thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS opspilot_journal (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
+  state TEXT NOT NULL, observation TEXT, started_at BIGINT NOT NULL, finished_at BIGINT,
+  PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_results (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, raw TEXT NOT NULL,
+  created_at BIGINT NOT NULL, PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_event_seqs (
+  thread_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS opspilot_events (
+  thread_id TEXT NOT NULL, seq INTEGER NOT NULL, run_id TEXT NOT NULL, type TEXT NOT NULL,
+  body TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (thread_id, seq));
+CREATE TABLE IF NOT EXISTS opspilot_runs (
+  run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at BIGINT NOT NULL,
+  finished_at BIGINT, stop_reason TEXT, steps INTEGER, duration_ms BIGINT, resumed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
+CREATE TABLE IF NOT EXISTS opspilot_steps (
+  run_id TEXT NOT NULL, step INTEGER NOT NULL, latency_ms BIGINT NOT NULL, input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, PRIMARY KEY (run_id, step));
+CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, run_id TEXT NOT NULL, tool TEXT NOT NULL,
+  args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms BIGINT NOT NULL,
+  seq BIGSERIAL NOT NULL, PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_decisions (
+  thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
+  args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at BIGINT NOT NULL,
+  seq BIGSERIAL NOT NULL, PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_leases (
+  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL);
+`;
+
+/** Key of the advisory lock that serialises schema set-up across processes starting together. */
+const SETUP_LOCK_KEY = 0x6f70_7370;
+
+/**
+ * Runs `setup` while holding a session advisory lock, so processes that start at the same
+ * time do not race on `CREATE TABLE IF NOT EXISTS` or on the checkpointer's migrations.
+ */
+export async function withSetupLock<T>(pool: pg.Pool, setup: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [SETUP_LOCK_KEY]);
+    return await setup();
+  } finally {
+    // Ending the session frees the lock, even when set-up failed halfway.
+    client.release(true);
+  }
+}
+
+/** Creates opspilot's tables when they are missing (call inside `withSetupLock`). */
+export async function preparePostgresSchema(pool: pg.Pool): Promise<void> {
+  await pool.query(POSTGRES_SCHEMA);
+}

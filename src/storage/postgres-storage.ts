@@ -1,0 +1,205 @@
+import pg from "pg";
+import { summarize } from "./summary.js";
+import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
+import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { Observation } from "../runtime/observation.js";
+import type { RunEvent, RunEventBody } from "../runtime/events.js";
+
+type Row = Record<string, unknown>;
+
+const INT8_OID = 20;
+
+/** BIGINT times and durations come back as numbers, as from SQLite (milliseconds stay far below 2^53). */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+/** The database's clock in ms: lease expiry is judged by one clock, whatever the hosts' clocks say. */
+const NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
+
+const TOOL_CALL_COLUMNS = "thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms";
+const DECISION_COLUMNS = "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at";
+
+/**
+ * Storage on a pg pool to the checkpoints' PostgreSQL database, with the semantics of
+ * `SqliteStorage`, safe when several processes share the database. The schema must exist
+ * (`openPostgres` prepares it).
+ */
+export class PostgresStorage implements Storage {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async rows(text: string, values: unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query<Row>({ text, values, types })).rows;
+  }
+
+  /** Runs a statement and returns how many rows it inserted, updated or deleted. */
+  private async changes(text: string, values: unknown[]): Promise<number> {
+    return (await this.pool.query({ text, values, types })).rowCount ?? 0;
+  }
+
+  async createThread(threadId: string, userId: string): Promise<void> {
+    await this.changes("INSERT INTO opspilot_threads VALUES ($1, $2, $3) ON CONFLICT (thread_id) DO NOTHING", [threadId, userId, Date.now()]);
+  }
+
+  async threadOwner(threadId: string): Promise<string | undefined> {
+    const [row] = await this.rows("SELECT user_id FROM opspilot_threads WHERE thread_id = $1", [threadId]);
+    return row?.user_id as string | undefined;
+  }
+
+  async getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined> {
+    const [row] = await this.rows("SELECT * FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2", [threadId, callId]);
+    if (!row) return undefined;
+    return {
+      threadId,
+      callId,
+      tool: row.tool as string,
+      argsHash: row.args_hash as string,
+      state: row.state as JournalEntry["state"],
+      observation: row.observation ? (JSON.parse(row.observation as string) as Observation) : undefined,
+    };
+  }
+
+  async startEntry(entry: Omit<JournalEntry, "state" | "observation">): Promise<boolean> {
+    // The primary key decides between concurrent starts: exactly one insert wins.
+    const inserted = await this.changes(
+      "INSERT INTO opspilot_journal (thread_id, call_id, tool, args_hash, state, started_at) VALUES ($1, $2, $3, $4, 'started', $5) ON CONFLICT (thread_id, call_id) DO NOTHING",
+      [entry.threadId, entry.callId, entry.tool, entry.argsHash, Date.now()],
+    );
+    return inserted === 1;
+  }
+
+  async finishEntry(threadId: string, callId: string, observation: Observation): Promise<void> {
+    await this.changes("UPDATE opspilot_journal SET state = 'finished', observation = $1, finished_at = $2 WHERE thread_id = $3 AND call_id = $4", [
+      JSON.stringify(observation),
+      Date.now(),
+      threadId,
+      callId,
+    ]);
+  }
+
+  async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
+    await this.changes(
+      "INSERT INTO opspilot_results VALUES ($1, $2, $3, $4, $5) ON CONFLICT (thread_id, call_id) DO UPDATE SET tool = EXCLUDED.tool, raw = EXCLUDED.raw, created_at = EXCLUDED.created_at",
+      [threadId, callId, tool, JSON.stringify(raw ?? null), Date.now()],
+    );
+  }
+
+  async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
+    const [row] = await this.rows("SELECT tool, raw FROM opspilot_results WHERE thread_id = $1 AND call_id = $2", [threadId, callId]);
+    return row ? { tool: row.tool as string, raw: JSON.parse(row.raw as string) } : undefined;
+  }
+
+  async appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent> {
+    // One statement: the counter row stays locked until the event is committed, so appends
+    // from any process get contiguous numbers and commit in order (a reader never sees a gap fill later).
+    const stored = { ...body, threadId, runId };
+    const [row] = await this.rows(
+      `WITH next AS (
+         INSERT INTO opspilot_event_seqs AS counter VALUES ($1, 1)
+         ON CONFLICT (thread_id) DO UPDATE SET last_seq = counter.last_seq + 1 RETURNING last_seq)
+       INSERT INTO opspilot_events (thread_id, seq, run_id, type, body, created_at)
+       SELECT $1, last_seq, $2, $3, $4, $5 FROM next RETURNING seq`,
+      [threadId, runId, body.type, JSON.stringify(stored), Date.now()],
+    );
+    return { ...stored, seq: row!.seq as number } as RunEvent;
+  }
+
+  async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {
+    const rows = await this.rows("SELECT seq, body FROM opspilot_events WHERE thread_id = $1 AND seq > $2 ORDER BY seq", [threadId, afterSeq]);
+    return rows.map((row) => ({ ...JSON.parse(row.body as string), seq: row.seq }) as RunEvent);
+  }
+
+  async acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean> {
+    await this.dropDeadLease(threadId);
+    const inserted = await this.changes(`INSERT INTO opspilot_leases VALUES ($1, $2, $3, ${NOW_MS} + $4) ON CONFLICT (thread_id) DO NOTHING`, [
+      threadId,
+      runId,
+      LEASE_OWNER,
+      Math.ceil(ttlMs),
+    ]);
+    return inserted === 1;
+  }
+
+  async releaseLease(threadId: string, runId: string): Promise<void> {
+    await this.changes("DELETE FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
+  }
+
+  async leaseHolder(threadId: string): Promise<string | undefined> {
+    await this.dropDeadLease(threadId);
+    const [row] = await this.rows("SELECT run_id FROM opspilot_leases WHERE thread_id = $1", [threadId]);
+    return row?.run_id as string | undefined;
+  }
+
+  /** Frees a lease that expired or whose process on this host is gone. */
+  private async dropDeadLease(threadId: string): Promise<void> {
+    const [lease] = await this.rows(`SELECT run_id, owner, expires_at, expires_at < ${NOW_MS} AS expired FROM opspilot_leases WHERE thread_id = $1`, [threadId]);
+    if (!lease || (!lease.expired && ownerMayBeAlive(lease.owner as string))) return;
+    // Only the lease judged dead: another process may have replaced it since.
+    await this.changes("DELETE FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2 AND owner = $3 AND expires_at = $4", [threadId, lease.run_id, lease.owner, lease.expires_at]);
+  }
+
+  async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
+    await this.changes("INSERT INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id) DO NOTHING", [
+      run.runId,
+      run.threadId,
+      run.userId,
+      run.startedAt,
+    ]);
+  }
+
+  async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
+    await this.changes(
+      `INSERT INTO opspilot_steps VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (run_id, step) DO UPDATE SET
+         latency_ms = EXCLUDED.latency_ms, input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, tool_calls = EXCLUDED.tool_calls`,
+      [step.runId, step.step, Math.round(step.latencyMs), step.inputTokens, step.outputTokens, step.toolCalls],
+    );
+  }
+
+  async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
+    // `seq = DEFAULT` moves a replaced row to the end, like SQLite's INSERT OR REPLACE does with rowid.
+    await this.changes(
+      `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id, call_id) DO UPDATE SET
+         run_id = EXCLUDED.run_id, tool = EXCLUDED.tool, args_digest = EXCLUDED.args_digest, outcome = EXCLUDED.outcome,
+         error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, seq = DEFAULT`,
+      [call.threadId, call.callId, call.runId, call.tool, call.argsDigest, call.outcome, call.errorCode ?? null, Math.round(call.durationMs)],
+    );
+  }
+
+  async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
+    await this.changes(
+      `INSERT INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id, call_id) DO UPDATE SET
+         interrupt_id = EXCLUDED.interrupt_id, action = EXCLUDED.action, args_hash_before = EXCLUDED.args_hash_before,
+         args_hash_after = EXCLUDED.args_hash_after, message = EXCLUDED.message, decided_at = EXCLUDED.decided_at, seq = DEFAULT`,
+      [decision.threadId, decision.callId, decision.interruptId, decision.action, decision.argsHashBefore, decision.argsHashAfter ?? null, decision.message ?? null, Date.now()],
+    );
+  }
+
+  async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
+    await this.changes("UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5) WHERE run_id = $6", [
+      Date.now(),
+      run.stopReason,
+      run.steps,
+      Math.round(run.durationMs),
+      run.resumed ? 1 : 0,
+      run.runId,
+    ]);
+  }
+
+  async threadRecords(threadId: string) {
+    const runs = await this.rows("SELECT * FROM opspilot_runs WHERE thread_id = $1 ORDER BY started_at", [threadId]);
+    const toolCalls = await this.rows(`SELECT ${TOOL_CALL_COLUMNS} FROM opspilot_tool_calls WHERE thread_id = $1 ORDER BY seq`, [threadId]);
+    const steps = await this.rows("SELECT s.* FROM opspilot_steps s JOIN opspilot_runs r ON r.run_id = s.run_id WHERE r.thread_id = $1 ORDER BY r.started_at, s.step", [threadId]);
+    const decisions = await this.rows(`SELECT ${DECISION_COLUMNS} FROM opspilot_decisions WHERE thread_id = $1 ORDER BY decided_at, seq`, [threadId]);
+    return { runs, toolCalls, steps, decisions };
+  }
+
+  async summary(): Promise<RecordsSummary> {
+    const runs = await this.rows("SELECT stop_reason, steps, resumed FROM opspilot_runs");
+    const calls = await this.rows("SELECT outcome FROM opspilot_tool_calls");
+    return summarize(runs, calls);
+  }
+
+  async close(): Promise<void> {
+    // The pool is shared with the checkpointer; its owner (`openPostgres`) ends it.
+  }
+}
