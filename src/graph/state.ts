@@ -1,4 +1,6 @@
-import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
+import { z } from "zod";
+import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
+import { registry } from "@langchain/langgraph/zod";
 import type { ErrorCode } from "../runtime/observation.js";
 import type { StopReason } from "../runtime/stop-reasons.js";
 import type { MissingField } from "../runtime/interrupts.js";
@@ -91,8 +93,11 @@ export type AgentStateType = typeof AgentState.State;
 /** Partial update a node returns. */
 export type AgentStateUpdate = typeof AgentState.Update;
 
-/** What callers send to start a run: just the new messages. */
-export const AgentInput = Annotation.Root({
+/**
+ * What callers send to start a run: just the new messages. A zod object (not an Annotation)
+ * so the LangGraph server can publish it as the input schema Studio draws its form from.
+ */
+export const AgentInput = z.object({
   /** The user's new message(s). */
-  messages: MessagesAnnotation.spec.messages,
+  messages: z.array(z.any()).describe("The user's new message(s), e.g. [{ role: \"user\", content: \"...\" }]").register(registry, MessagesZodMeta),
 });

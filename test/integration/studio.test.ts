@@ -1,0 +1,196 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InterruptValueSchema } from "../../src/runtime/interrupts.js";
+
+const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
+const ROOT = resolve(import.meta.dirname, "../..");
+const GRAPH_ID = "opspilot";
+
+type WireMessage = { id?: string; type: string; content: unknown; tool_calls?: Array<{ id: string }>; tool_call_id?: string };
+type Values = { messages: WireMessage[]; stop: { reason: string } | null; __interrupt__?: Array<{ value: unknown }> };
+type OutboundEntry = { kind: "loaded" | "denied"; pid: number; argv?: string; host?: string; port?: number };
+
+/** A loopback port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
+  const { port } = probe.address() as { port: number };
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+/** Whether any process of the group led by `pid` is still alive. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  return false;
+}
+
+/** Every tool_call id has exactly one tool message, and no tool message is orphaned. */
+function pairingHolds(messages: WireMessage[]): boolean {
+  const callIds = messages.flatMap((message) => (message.type === "ai" ? (message.tool_calls ?? []).map((call) => call.id) : []));
+  const answered = messages.filter((message) => message.type === "tool").map((message) => message.tool_call_id);
+  return new Set(callIds).size === callIds.length && [...callIds].sort().join() === [...answered].sort().join();
+}
+
+const textOf = (message: WireMessage | undefined) => (typeof message?.content === "string" ? message.content : JSON.stringify(message?.content));
+
+describe("the LangGraph dev server (npm run dev) serving the opspilot graph", () => {
+  let directory: string;
+  let server: ChildProcess;
+  let apiUrl: string;
+  let client: Client;
+  let output = "";
+  const outboundLog = () => join(directory, "outbound.jsonl");
+  const outbound = (): OutboundEntry[] =>
+    readFileSync(outboundLog(), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as OutboundEntry);
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), "opspilot-studio-"));
+    writeFileSync(outboundLog(), "");
+    // The real langgraph.json, moved here so the server's `.langgraph_api/` lands here and no `.env` is read. Graph
+    // paths stay relative: langgraph-api joins them to the config's folder to anchor its module resolution.
+    const config = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")) as { graphs: Record<string, string>; env?: unknown };
+    const graphs = Object.fromEntries(Object.entries(config.graphs).map(([id, spec]) => [id, relative(directory, resolve(ROOT, spec))]));
+    writeFileSync(join(directory, "langgraph.json"), JSON.stringify({ ...config, graphs, env: undefined }));
+    writeFileSync(join(directory, ".gitignore"), ".langgraph_api\n");
+
+    const port = await freePort();
+    apiUrl = `http://127.0.0.1:${port}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      OPSPILOT_DB: join(directory, "opspilot.sqlite"),
+      OPSPILOT_MODEL: "demo",
+      OPSPILOT_OUTBOUND_LOG: outboundLog(),
+      NODE_OPTIONS: `--import ${pathToFileURL(join(ROOT, "test/fixtures/deny-outbound.mjs")).href}`,
+    };
+    for (const key of ["LANGGRAPH_CLI_NO_ANALYTICS", "LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING", "LANGCHAIN_TRACING_V2"]) delete env[key];
+    const started = performance.now();
+    server = spawn(process.execPath, ["scripts/dev-server.mjs", "--port", String(port), "--no-reload", "--config", join(directory, "langgraph.json")], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const ready = await waitFor(async () => {
+      if (server.exitCode !== null) throw new Error(`dev server exited with ${server.exitCode}:\n${output}`);
+      // The script prints where to point Studio once /ok answers; wait for both.
+      return output.includes("Studio: ") && fetch(`${apiUrl}/ok`).then((response) => response.ok, () => false);
+    }, 110_000);
+    if (!ready) throw new Error(`dev server did not answer /ok:\n${output}`);
+    console.info(`[studio.test] LangGraph dev server ready in ${Math.round(performance.now() - started)} ms`);
+    client = new Client({ apiUrl });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server?.pid !== undefined) {
+      if (groupAlive(server.pid)) process.kill(-server.pid, "SIGTERM");
+      if (!(await waitFor(() => !groupAlive(server.pid!), 15_000))) process.kill(-server.pid, "SIGKILL");
+      expect(await waitFor(() => !groupAlive(server.pid!), 5_000)).toBe(true);
+    }
+    if (directory) {
+      const denied = outbound().filter((entry) => entry.kind === "denied");
+      rmSync(directory, { recursive: true, force: true });
+      expect(denied).toEqual([]);
+    }
+  }, 30_000);
+
+  it("prints where to point Studio and the API", () => {
+    expect(output).toContain(`Studio: https://smith.langchain.com/studio/?baseUrl=${apiUrl}`);
+    expect(output).toContain(`API:    ${apiUrl}`);
+  });
+
+  it("answers Studio's schema request with the input messages and every run option", async () => {
+    const response = await fetch(`${apiUrl}/assistants/${GRAPH_ID}/schemas`);
+    expect(response.status).toBe(200);
+    const schemas = (await response.json()) as Record<string, { properties: Record<string, { default?: unknown; description?: string }> }>;
+    expect(Object.keys(schemas.input_schema.properties)).toEqual(["messages"]);
+    expect(schemas.input_schema.properties.messages).toMatchObject({ type: "array", langgraph_type: "messages" });
+    for (const key of ["context_schema", "config_schema"]) {
+      const options = schemas[key].properties;
+      expect(Object.keys(options)).toEqual(expect.arrayContaining(["userId", "role", "maxSteps", "maxWallTimeMs", "stepTools", "tokenBudget"]));
+      expect(options.maxSteps).toMatchObject({ default: 8, description: expect.stringContaining("max_steps") });
+      expect(options.role).toMatchObject({ default: "operator", description: expect.stringContaining("viewer") });
+      expect(options.stepTools.description).toContain("Serial step mode");
+    }
+  });
+
+  it("runs the seed question to the environment pause, refuses a bad resume, and finishes after a good one", async () => {
+    const { thread_id: threadId } = await client.threads.create();
+    const first: Values[] = [];
+    for await (const part of client.runs.stream(threadId, GRAPH_ID, { input: { messages: [{ role: "user", content: SEED }] }, streamMode: "values" })) {
+      if (part.event === "values") first.push(part.data as Values);
+    }
+    expect(first[0].messages.map((message) => message.type)).toEqual(["human"]);
+
+    const paused = await client.threads.get(threadId);
+    expect(paused.status).toBe("interrupted");
+    const pauseOf = async () => (await client.threads.getState(threadId)).tasks.flatMap((task) => task.interrupts.map((item) => item.value));
+    const [value] = await pauseOf();
+    const pause = InterruptValueSchema.strict().parse(value);
+    expect(pause).toMatchObject({ interruptType: "params_required", calls: [{ tool: "search_logs", missing: [{ name: "environment" }] }] });
+    expect(pause.calls).toHaveLength(1);
+    expect([...pause.calls[0].missing![0].enum!].sort()).toEqual(["prod", "staging"]);
+    expect(Object.values(paused.interrupts).flat().map((item) => item.value)).toEqual([pause]);
+    expect(first.at(-1)!.__interrupt__!.map((item) => item.value)).toEqual([pause]);
+
+    for await (const _ of client.runs.stream(threadId, GRAPH_ID, { command: { resume: { decisions: [{ callId: "nope", action: "approve" }] } } })) void _;
+    const [refused] = await pauseOf();
+    expect(refused).toEqual({ ...pause, error: expect.stringContaining("Unknown call id nope") });
+
+    const resume = { decisions: [{ callId: pause.calls[0].callId, action: "approve", params: { environment: "prod" } }] };
+    const second: Values[] = [];
+    for await (const part of client.runs.stream(threadId, GRAPH_ID, { command: { resume }, streamMode: "values" })) {
+      if (part.event === "values") second.push(part.data as Values);
+    }
+    const final = second.at(-1)!;
+    expect(final.stop?.reason).toBe("final_answer");
+    expect(final.messages.at(-1)!.type).toBe("ai");
+    expect(textOf(final.messages.at(-1))).toMatch(/PAY-5031[\s\S]*RB-003|RB-003[\s\S]*PAY-5031/);
+    expect(pairingHolds(final.messages)).toBe(true);
+    expect((await client.threads.get(threadId)).status).toBe("idle");
+
+    const elsewhere = await new Client({ apiUrl }).threads.getState<Values>(threadId);
+    expect(elsewhere.values.messages.map((message) => [message.id, message.type, textOf(message)])).toEqual(
+      final.messages.map((message) => [message.id, message.type, textOf(message)]),
+    );
+    expect(elsewhere.next).toEqual([]);
+  });
+
+  it.each([
+    ["context", { context: { maxSteps: 1 } }],
+    ["config.configurable", { config: { configurable: { maxSteps: 1 } } }],
+  ])("reads run options from %s", async (_where, options) => {
+    const { thread_id: threadId } = await client.threads.create();
+    await client.runs.wait(threadId, GRAPH_ID, { input: { messages: [{ role: "user", content: SEED }] }, ...options });
+    const state = await client.threads.getState<Values>(threadId);
+    expect(state.values.stop?.reason).toBe("max_steps");
+    expect(pairingHolds(state.values.messages)).toBe(true);
+  });
+
+  it("keeps every connection on this machine (analytics off)", () => {
+    const entries = outbound();
+    expect(entries.filter((entry) => entry.kind === "denied")).toEqual([]);
+    expect(entries.some((entry) => entry.kind === "loaded" && entry.argv?.includes("entrypoint"))).toBe(true);
+  });
+});
