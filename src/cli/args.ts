@@ -1,0 +1,127 @@
+import { parseArgs } from "node:util";
+import { KNOWN_ROLES } from "../env.js";
+import type { RunUser } from "../tools/types.js";
+import { CliUsageError } from "./cli-error.js";
+
+/** The flags that answer a pause from the command line. */
+export interface DecisionFlags {
+  /** Run the waiting calls as shown (required for high-risk calls). */
+  approve: boolean;
+  /** `name=value` pairs that fill missing fields. */
+  params: string[];
+  /** Refuse the waiting calls; the text is the optional reason. */
+  reject?: string;
+  /** Replacement args (JSON) for the single waiting call. */
+  edit?: string;
+  /** A whole resume value (JSON), for call-by-call answers. */
+  resume?: string;
+}
+
+/** What the command line asks for. */
+export interface CliArgs {
+  /** `help` when `--help` was given. */
+  command: "ask" | "chat" | "help";
+  /** The question (positional words after the command, joined). */
+  question?: string;
+  /** Thread to continue, resume or recover. */
+  thread?: string;
+  decisions: DecisionFlags;
+  /** Raw events as JSON lines. */
+  json: boolean;
+  /** Never prompt, even on a TTY. */
+  noInput: boolean;
+  /** Who asks. */
+  user: RunUser;
+  /** Per-run limit of model turns with tool calls. */
+  maxSteps?: number;
+}
+
+const OPTIONS = {
+  thread: { type: "string", short: "t" },
+  approve: { type: "boolean" },
+  param: { type: "string", short: "p", multiple: true },
+  reject: { type: "string" },
+  edit: { type: "string" },
+  resume: { type: "string" },
+  json: { type: "boolean" },
+  "no-input": { type: "boolean" },
+  role: { type: "string" },
+  user: { type: "string" },
+  "max-steps": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const USER_ID = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/** Parses the CLI's arguments (after `node main.ts`); throws `CliUsageError` with one line. */
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: withBareReject(argv), options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split(". ")[0]!.replace(/\.$/, "") : String(error);
+    throw new CliUsageError(`${message}. Run with --help for usage.`);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...words] = positionals;
+  if (values.help) return { ...defaults(), command: "help" };
+  if (command !== "ask" && command !== "chat") {
+    throw new CliUsageError(command === undefined ? "Missing command: ask or chat. Run with --help for usage." : `Unknown command "${command}": use ask or chat.`);
+  }
+  const question = words.join(" ").trim();
+  return {
+    command,
+    question: question.length > 0 ? question : undefined,
+    thread: nonEmpty(values.thread, "--thread"),
+    decisions: { approve: values.approve ?? false, params: values.param ?? [], reject: values.reject, edit: values.edit, resume: values.resume },
+    json: values.json ?? false,
+    noInput: values["no-input"] ?? false,
+    user: { id: userId(values.user), role: role(values.role) },
+    maxSteps: maxSteps(values["max-steps"]),
+  };
+}
+
+/** Whether any flag answers a pause. */
+export function hasDecisionFlags(flags: DecisionFlags): boolean {
+  return flags.approve || flags.params.length > 0 || flags.reject !== undefined || flags.edit !== undefined || flags.resume !== undefined;
+}
+
+/** `--reject` may stand alone (no reason): give it an empty value so parseArgs accepts it. */
+function withBareReject(argv: readonly string[]): string[] {
+  const result: string[] = [];
+  for (const [index, arg] of argv.entries()) {
+    const next = argv[index + 1];
+    if (arg === "--reject" && (next === undefined || next.startsWith("-"))) result.push("--reject=");
+    else result.push(arg);
+  }
+  return result;
+}
+
+function defaults(): Omit<CliArgs, "command"> {
+  return { decisions: { approve: false, params: [] }, json: false, noInput: false, user: { id: "local", role: "operator" } };
+}
+
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim().length === 0) throw new CliUsageError(`${flag} needs a value.`);
+  return value.trim();
+}
+
+function userId(value: string | undefined): string {
+  if (value === undefined) return "local";
+  if (!USER_ID.test(value)) throw new CliUsageError(`--user must be 1-64 letters, digits or . _ @ - (got "${value}").`);
+  return value;
+}
+
+function role(value: string | undefined): string {
+  if (value === undefined) return "operator";
+  if (!(KNOWN_ROLES as readonly string[]).includes(value)) throw new CliUsageError(`--role must be one of ${KNOWN_ROLES.join(", ")} (got "${value}").`);
+  return value;
+}
+
+function maxSteps(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const steps = Number(value);
+  if (!/^\d+$/.test(value.trim()) || steps < 1 || steps > 100) throw new CliUsageError(`--max-steps must be an integer from 1 to 100 (got "${value}").`);
+  return steps;
+}

@@ -1,0 +1,73 @@
+import type { InterruptValue, WaitingCall } from "../runtime/interrupts.js";
+import { compactJson, shellQuote } from "./format.js";
+import type { Style } from "./style.js";
+
+/** How a pause is shown: styles, and the short tag of a call ("[3]"). */
+export interface PauseView {
+  style: Style;
+  tagOf(callId: string): string;
+}
+
+/** The command users run to answer; the same on every platform npm runs on. */
+export const ASK_COMMAND = "npm run ask --";
+
+/** What the pause waits for: the reason, each waiting call with its args, risk and the fields to fill. */
+export function describePause(pause: InterruptValue, view: PauseView): string[] {
+  const { style } = view;
+  const lines = [style.yellow(style.bold(`⏸ Waiting for you (${pause.interruptType}):`)) + ` ${pause.reason}`];
+  if (pause.error) lines.push(style.red(`  Your previous answer was refused: ${pause.error}`));
+  for (const call of pause.calls) lines.push(...describeCall(call, view));
+  return lines;
+}
+
+function describeCall(call: WaitingCall, view: PauseView): string[] {
+  const { style } = view;
+  const risk = call.risk === "high" ? style.red("high risk") : "low risk";
+  const lines = [`  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${compactJson(call.args, 400)}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`];
+  for (const field of call.missing ?? []) {
+    lines.push(`      needs ${style.bold(field.name)}: ${field.description}`);
+    if (field.enum) lines.push(`      allowed values: ${field.enum.map((value) => style.bold(value)).join(" | ")}`);
+  }
+  return lines;
+}
+
+/** The exact commands that answer the pause from another shell (what non-TTY runs print before exiting). */
+export function resumeInstructions(threadId: string, pause: InterruptValue, style: Style): string[] {
+  const base = `${ASK_COMMAND} --thread ${shellQuote(threadId)}`;
+  const command = (flags: string) => "  " + style.bold(`${base} ${flags}`);
+  const fields = uniqueFields(pause);
+  const highRisk = pause.calls.some((call) => call.risk === "high");
+  const approve = highRisk ? " --approve" : "";
+  const lines = [style.bold("To answer, run one of:")];
+  const [onlyField] = fields;
+  if (fields.length === 1 && onlyField!.enum && onlyField!.enum.length <= 5) {
+    for (const value of onlyField!.enum) lines.push(command(`--param ${shellQuote(`${onlyField!.name}=${value}`)}${approve}`));
+  } else if (fields.length > 0) {
+    lines.push(command(fields.map((field) => `--param ${shellQuote(`${field.name}=${field.enum?.[0] ?? "VALUE"}`)}`).join(" ") + approve));
+    for (const field of fields) if (field.enum) lines.push(style.dim(`      ${field.name}: one of ${field.enum.join(", ")}`));
+  } else {
+    lines.push(command("--approve") + style.dim("   run exactly as shown"));
+  }
+  if (pause.calls.length === 1 && (highRisk || pause.interruptType === "confirm_risky")) {
+    lines.push(command(`--edit ${shellQuote(JSON.stringify(editExample(pause.calls[0]!)))}`) + style.dim("   run with these args instead"));
+  }
+  lines.push(command(`--reject "reason"`) + style.dim("   refuse (the reason is optional)"));
+  if (pause.calls.length > 1) {
+    const decisions = pause.calls.map((call) => ({ callId: call.callId, action: "approve", argsHash: call.argsHash }));
+    lines.push(command(`--resume ${shellQuote(JSON.stringify({ decisions }))}`) + style.dim("   decide call by call"));
+  }
+  lines.push(style.dim(`  or, in a terminal: ${base}   (asks you in place)`));
+  return lines;
+}
+
+/** The call's args with each missing field filled by its first allowed value: a starting point to edit. */
+function editExample(call: WaitingCall): Record<string, unknown> {
+  const filled = Object.fromEntries((call.missing ?? []).map((field) => [field.name, field.enum?.[0] ?? "VALUE"]));
+  return { ...call.args, ...filled };
+}
+
+function uniqueFields(pause: InterruptValue) {
+  const byName = new Map<string, NonNullable<WaitingCall["missing"]>[number]>();
+  for (const call of pause.calls) for (const field of call.missing ?? []) if (!byName.has(field.name)) byName.set(field.name, field);
+  return [...byName.values()];
+}

@@ -1,0 +1,34 @@
+/** The text of `--help`. */
+export const USAGE = `opspilot — ask the operations assistant from a terminal
+
+Usage:
+  npm run ask -- "question"                  ask on a new thread; prints each step, the answer, the stop reason and the thread id
+  npm run ask -- --thread <id> "question"    continue the conversation of a thread
+  npm run ask -- --thread <id>               answer its pause (asks in place on a terminal) or recover an unfinished run
+  npm run ask -- --thread <id> --param environment=prod | --approve | --edit '<json>' | --reject "reason"
+  npm run chat [-- --thread <id>]            a conversation on one thread, one question per line (/exit to leave)
+
+Answering a pause (with --thread):
+  -p, --param name=value   fill a missing field (repeatable); the value must be one of the allowed values
+      --approve            run the waiting call(s) exactly as shown; required for high-risk calls
+      --edit '<json>'      run the waiting call with these args instead (one waiting call)
+      --reject ["reason"]  refuse the waiting call(s); the reason is optional
+      --resume '<json>'    a whole resume value {"decisions":[{"callId":...,"action":...}]}, call by call
+
+Options:
+  -t, --thread <id>        thread to continue, resume or recover
+      --json               print the run's events as JSON lines (run_started, tool_call, tool_result,
+                           assistant_message, loop_interrupt, run_finished) and nothing else on stdout;
+                           in scripts use npm run --silent ask -- --json ... (npm prints a header otherwise)
+      --no-input           never prompt: at a pause print how to resume and exit 0 (default without a TTY)
+      --role <role>        viewer, operator or admin (default operator)
+      --user <id>          the user who owns the threads (default local)
+      --max-steps <n>      model turns with tool calls before the run stops (1-100, default 8)
+  -h, --help               show this help
+
+Ctrl-C during a run cancels it (stop reason "cancelled"); press it twice to quit at once.
+Settings come from the environment (see .env.example): OPSPILOT_DB (default ./.opspilot/opspilot.sqlite),
+OPSPILOT_MODEL (default "demo", offline). Colors only on a terminal; NO_COLOR turns them off.
+
+Exit codes: 0 answered or paused (a pause waits for you, it is not an error) · 1 the run failed ·
+2 bad usage, bad configuration or a refused request (nothing changed) · 130 cancelled with Ctrl-C.`;
