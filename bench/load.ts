@@ -1,0 +1,173 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { quantile, round } from "./stats.js";
+
+/** How the load benchmark runs. */
+export interface LoadOptions {
+  /** Latencies of the scripted model to measure, one server each: 0 is a zero-latency model. */
+  modelDelaysMs: number[];
+  /** Concurrency levels to measure, in order; the first is the in-run baseline. */
+  levels: Array<{ concurrency: number; runs: number }>;
+  /** Untimed runs before the first level. */
+  warmupRuns: number;
+}
+
+/** One run through the HTTP API, from the client's side. */
+interface RunSample {
+  /** POST of the run → first complete SSE frame. */
+  ttfeMs: number;
+  /** POST of the run → `run_finished` frame. */
+  durationMs: number;
+  events: number;
+}
+
+/** Figures of one concurrency level. */
+export interface LoadResult {
+  /** Latency of each model call of the server's scripted model. */
+  modelDelayMs: number;
+  concurrency: number;
+  runs: number;
+  ttfeP50Ms: number;
+  ttfeP95Ms: number;
+  durationP50Ms: number;
+  durationP95Ms: number;
+  /** Median of TTFE / run duration: near 1 means the frames only reached the client when the run ended. */
+  ttfeShareP50: number;
+  /** Events received by all clients divided by the level's wall time. */
+  eventsPerSecond: number;
+  eventsPerRun: number;
+  wallMs: number;
+}
+
+const REQUEST_TIMEOUT_MS = 60_000;
+const QUESTION = "Check the payment service and the runbook advice.";
+
+/** Creates a thread and streams one run to `run_finished`, timing the first frame. */
+async function oneRun(url: string): Promise<RunSample> {
+  const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const created = await fetch(`${url}/api/threads`, { method: "POST", signal });
+  const { threadId } = (await created.json()) as { threadId: string };
+  const posted = performance.now();
+  const response = await fetch(`${url}/api/threads/${threadId}/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message: QUESTION }),
+    signal,
+  });
+  if (!response.ok || !response.body) throw new Error(`run request failed: ${response.status} ${await response.text()}`);
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let firstAt: number | undefined;
+  let events = 0;
+  const reader = response.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    buffer += decoder.decode(read.value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      firstAt ??= performance.now();
+      events += 1;
+      const type = /^event: ?(.*)$/m.exec(frame)?.[1];
+      if (type === "error") throw new Error(`run stream failed: ${frame}`);
+      if (type === "run_finished") {
+        if (!frame.includes('"stopReason":"final_answer"')) throw new Error(`run did not finish with an answer: ${frame}`);
+        await reader.cancel();
+        return { ttfeMs: firstAt - posted, durationMs: performance.now() - posted, events };
+      }
+    }
+  }
+  throw new Error("run stream ended without run_finished");
+}
+
+async function level(url: string, concurrency: number, runs: number): Promise<Omit<LoadResult, "modelDelayMs">> {
+  const samples: RunSample[] = [];
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < runs) {
+      next += 1;
+      samples.push(await oneRun(url));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const wallMs = performance.now() - started;
+  const events = samples.reduce((sum, sample) => sum + sample.events, 0);
+  const ttfe = samples.map((sample) => sample.ttfeMs);
+  const durations = samples.map((sample) => sample.durationMs);
+  return {
+    concurrency,
+    runs,
+    ttfeP50Ms: round(quantile(ttfe, 0.5), 2),
+    ttfeP95Ms: round(quantile(ttfe, 0.95), 2),
+    durationP50Ms: round(quantile(durations, 0.5), 2),
+    durationP95Ms: round(quantile(durations, 0.95), 2),
+    ttfeShareP50: round(quantile(samples.map((sample) => sample.ttfeMs / sample.durationMs), 0.5), 2),
+    eventsPerSecond: round((events / wallMs) * 1000, 1),
+    eventsPerRun: round(events / runs, 1),
+    wallMs: round(wallMs, 1),
+  };
+}
+
+/** Starts `load-server.ts` in a child process and resolves with its URL. */
+function startChild(dbPath: string, modelDelayMs: number): Promise<{ url: string; child: ChildProcess }> {
+  const script = fileURLToPath(new URL("./load-server.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", script, dbPath, String(modelDelayMs)], { stdio: ["pipe", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error("load server did not start within 30 s"));
+    }, 30_000);
+    child.once("exit", (code) => reject(new Error(`load server exited early with code ${code}`)));
+    createInterface({ input: child.stdout! }).once("line", (line) => {
+      clearTimeout(timer);
+      resolve({ url: (JSON.parse(line) as { url: string }).url, child });
+    });
+  });
+}
+
+/** Closes the child's stdin (it shuts down by itself) and waits for it to exit. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.stdin!.end();
+  });
+}
+
+/** Measures every concurrency level, in order, against one fresh server whose model answers after `modelDelayMs`. */
+async function measureServer(options: LoadOptions, modelDelayMs: number, directory: string, onProgress: (line: string) => void): Promise<LoadResult[]> {
+  const { url, child } = await startChild(join(directory, `load-${modelDelayMs}ms.sqlite`), modelDelayMs);
+  try {
+    if (options.warmupRuns > 0) await level(url, Math.min(5, options.warmupRuns), options.warmupRuns);
+    const results: LoadResult[] = [];
+    for (const { concurrency, runs } of options.levels) {
+      const result = { modelDelayMs, ...(await level(url, concurrency, runs)) };
+      results.push(result);
+      onProgress(`load, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`);
+    }
+    return results;
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** Runs the HTTP load benchmark (issue 5) for every model latency. */
+export async function runLoad(options: LoadOptions, onProgress: (line: string) => void = () => {}): Promise<LoadResult[]> {
+  const directory = mkdtempSync(join(tmpdir(), "opspilot-load-"));
+  try {
+    const results: LoadResult[] = [];
+    for (const modelDelayMs of options.modelDelaysMs) results.push(...(await measureServer(options, modelDelayMs, directory, onProgress)));
+    return results;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
