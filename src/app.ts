@@ -8,6 +8,8 @@ import { createChatModel } from "./models/provider.js";
 import { CancellationRegistry } from "./runtime/cancellation.js";
 import type { Runtime } from "./runtime/api.js";
 import { createRuntime } from "./runtime/runner.js";
+import type { RunEvent } from "./runtime/events.js";
+import type { RuntimeLogger } from "./runtime/logger.js";
 import { openPostgres } from "./storage/open-postgres.js";
 import { openSqlite } from "./storage/open-sqlite.js";
 import type { Storage } from "./storage/types.js";
@@ -27,6 +29,10 @@ export interface AppOptions {
   tools?: (ops: OpsStore) => ToolDefinition[];
   /** Default run options. */
   defaults?: RunOptionsInput;
+  /** Sees every event of every run (metrics). */
+  onEvent?: (event: RunEvent) => void;
+  /** Receives unexpected run failures (stderr by default). */
+  logger?: RuntimeLogger;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -56,7 +62,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const registry = new ToolRegistry((options.tools ?? createDemoTools)(ops));
   const cancellations = new CancellationRegistry();
   const graph = compileGraph({ model, registry, storage: backend.storage, cancellations }, backend.checkpointer);
-  const runtime = createRuntime({ graph, registry, storage: backend.storage, cancellations, defaults: options.defaults });
+  const runtime = createRuntime({ graph, registry, storage: backend.storage, cancellations, defaults: options.defaults, onEvent: options.onEvent, logger: options.logger });
   return {
     env,
     runtime,

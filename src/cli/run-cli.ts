@@ -40,7 +40,9 @@ export async function runCli(io: CliProcess): Promise<number> {
   }
   let app: App;
   try {
-    app = await (io.createApp ?? (() => openApp()))();
+    // One line per unexpected failure: a terminal is no place for stack traces.
+    const logger = { error: (message: string) => void io.stderr.write(`opspilot: ${message}\n`) };
+    app = await (io.createApp ?? (() => openApp({ logger })))();
   } catch (error) {
     err(reportStartupError(error).line);
     return 2;

@@ -35,8 +35,19 @@ export function readRunOptions(config: (RunnableConfig & { context?: unknown }) 
   const configurable = { ...(config?.configurable ?? {}), ...((config?.context ?? {}) as Record<string, unknown>) } as Record<string, unknown>;
   const picked: Record<string, unknown> = {};
   for (const key of optionKeys) if (configurable[key] !== undefined) picked[key] = configurable[key];
-  return RunOptionsSchema.parse(picked);
+  // Every node reads the options; parsing the same few values once per run is enough.
+  const key = JSON.stringify(picked);
+  let options = parsedOptions.get(key);
+  if (!options) {
+    options = Object.freeze(RunOptionsSchema.parse(picked));
+    if (parsedOptions.size >= PARSED_OPTIONS_KEPT) parsedOptions.clear();
+    parsedOptions.set(key, options);
+  }
+  return options;
 }
+
+const PARSED_OPTIONS_KEPT = 256;
+const parsedOptions = new Map<string, RunOptions>();
 
 /**
  * LangGraph's recursion limit for a run with these options: one step is at most five

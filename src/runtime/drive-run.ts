@@ -11,6 +11,7 @@ import { eventsForMessage } from "./views.js";
 import { answeredIds, lastAssistant, proposedCalls } from "./pairing.js";
 import { toolMessage } from "./tool-message.js";
 import type { StopReason } from "./stop-reasons.js";
+import type { RuntimeLogger } from "./logger.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -24,6 +25,8 @@ export interface DriveOptions {
   channel: EventChannel<RunEvent>;
   /** Ids of messages already in the thread, so only new ones become events. */
   seen: Set<string>;
+  /** Receives unexpected failures. */
+  logger: RuntimeLogger;
   /** Runs before `run_finished` is sent (releases the thread), so a client may start the next run at once. */
   beforeFinish: () => Promise<void>;
 }
@@ -92,7 +95,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
  * the thread, so the next message runs normally. Internal details stay in the log.
  */
 async function recoverFromError(options: DriveOptions, error: unknown): Promise<BaseMessage[]> {
-  console.error(`[opspilot] run ${options.runId} on thread ${options.threadId} failed:`, error);
+  options.logger.error(`run ${options.runId} on thread ${options.threadId} failed`, error);
   const snapshot = await options.graph.getState(options.config).catch(() => undefined);
   const state = snapshot?.values as AgentStateType | undefined;
   const messages = state?.messages ?? [];
@@ -108,7 +111,7 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
   if (snapshot) {
     await options.graph
       .updateState(options.config, { messages: repairs, batch: null, stop: { reason: "error", detail: content } }, "finish_run")
-      .catch((updateError: unknown) => console.error("[opspilot] could not record the error answer:", updateError));
+      .catch((updateError: unknown) => options.logger.error("could not record the error answer", updateError));
   }
   return repairs;
 }

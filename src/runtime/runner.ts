@@ -10,6 +10,7 @@ import type { RunUser } from "../tools/types.js";
 import { NotPausedError, NothingToRecoverError, ResumeRejectedError, ThreadBusyError, ThreadNotFoundError, ThreadPausedError, ThreadUnfinishedError } from "../errors.js";
 import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./api.js";
 import { CancellationRegistry } from "./cancellation.js";
+import { consoleRuntimeLogger, type RuntimeLogger } from "./logger.js";
 import { driveRun } from "./drive-run.js";
 import { EventChannel } from "./event-channel.js";
 import type { RunEvent } from "./events.js";
@@ -31,11 +32,14 @@ export interface RuntimeDeps {
   defaults?: RunOptionsInput;
   /** Sees every event of every run this runtime drives (metrics). */
   onEvent?: (event: RunEvent) => void;
+  /** Receives unexpected failures (stderr by default). */
+  logger?: RuntimeLogger;
 }
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { graph, storage, cancellations } = deps;
+  const logger = deps.logger ?? consoleRuntimeLogger;
   const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
     const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
     return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged) };
@@ -85,9 +89,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await storage.releaseLease(threadId, leaseId);
     };
     const config = { configurable, recursionLimit };
-    const run = driveRun({ graph, storage, threadId, runId: plan.runId, input: plan.input, config, channel, seen, beforeFinish: release });
+    const run = driveRun({ graph, storage, threadId, runId: plan.runId, input: plan.input, config, channel, seen, logger, beforeFinish: release });
     void run
-      .catch((error: unknown) => console.error("[opspilot] run driver failed:", error))
+      .catch((error: unknown) => logger.error("run driver failed", error))
       .finally(async () => {
         await release();
         channel.close();

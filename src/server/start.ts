@@ -7,6 +7,7 @@ import { createServer, type CreateServerOptions } from "./app.js";
 import { openApp } from "../app.js";
 import { requiresTokens, type ServerAuth } from "./auth.js";
 import { consoleLogger } from "./http-errors.js";
+import { RunMetrics } from "../runtime/metrics.js";
 
 /** Where and how to bind, besides what the app is built from. */
 export interface StartServerOptions extends CreateServerOptions {
@@ -67,8 +68,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
   const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS };
   assertBindable(env.HOST, auth);
-  const opened = await openApp({ env });
-  const server = await startServer({ runtime: opened.runtime, auth, host: env.HOST, port: env.PORT, logger: consoleLogger(env.OPSPILOT_LOG_LEVEL) }).catch(async (error: unknown) => {
+  const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
+  const metrics = new RunMetrics({ processMetrics: true });
+  const opened = await openApp({ env, logger, onEvent: (event) => metrics.observe(event) });
+  const server = await startServer({ runtime: opened.runtime, auth, host: env.HOST, port: env.PORT, logger, metrics }).catch(async (error: unknown) => {
     await opened.close();
     throw error;
   });
