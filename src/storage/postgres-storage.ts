@@ -1,5 +1,6 @@
 import pg from "pg";
 import { summarize } from "./summary.js";
+import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
 import type { Observation } from "../runtime/observation.js";
@@ -48,15 +49,7 @@ export class PostgresStorage implements Storage {
 
   async getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined> {
     const [row] = await this.rows("SELECT * FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2", [threadId, callId]);
-    if (!row) return undefined;
-    return {
-      threadId,
-      callId,
-      tool: row.tool as string,
-      argsHash: row.args_hash as string,
-      state: row.state as JournalEntry["state"],
-      observation: row.observation ? (JSON.parse(row.observation as string) as Observation) : undefined,
-    };
+    return row ? journalEntryFromRow(threadId, callId, row) : undefined;
   }
 
   async startEntry(entry: Omit<JournalEntry, "state" | "observation">): Promise<boolean> {

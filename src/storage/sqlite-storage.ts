@@ -1,6 +1,7 @@
 import type { Database } from "better-sqlite3";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { summarize } from "./summary.js";
+import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
 import type { Observation } from "../runtime/observation.js";
@@ -25,15 +26,7 @@ export class SqliteStorage implements Storage {
 
   async getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined> {
     const row = this.db.prepare("SELECT * FROM opspilot_journal WHERE thread_id = ? AND call_id = ?").get(threadId, callId) as Row | undefined;
-    if (!row) return undefined;
-    return {
-      threadId,
-      callId,
-      tool: row.tool as string,
-      argsHash: row.args_hash as string,
-      state: row.state as JournalEntry["state"],
-      observation: row.observation ? (JSON.parse(row.observation as string) as Observation) : undefined,
-    };
+    return row ? journalEntryFromRow(threadId, callId, row) : undefined;
   }
 
   async startEntry(entry: Omit<JournalEntry, "state" | "observation">): Promise<boolean> {
