@@ -8,6 +8,7 @@ import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.j
 import { InvariantViolationError } from "../errors.js";
 import { checkPairing, pairingHolds, proposedCalls } from "../runtime/pairing.js";
 import { newRunInfo, startsNewRun } from "../runtime/run-info.js";
+import { repairAbandonedCalls } from "../runtime/abandoned-calls.js";
 import { modelFailureMessage } from "../runtime/stop-message.js";
 import { exposedTools } from "../runtime/serial-mode.js";
 import type { CancellationRegistry } from "../runtime/cancellation.js";
@@ -38,23 +39,26 @@ export function makeCallModel(deps: CallModelDeps) {
     const signal = deps.cancellations.signalFor(threadId);
     if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
 
-    const report = checkPairing(state.messages);
+    const repair = fresh ? repairAbandonedCalls(state.messages, options.observationMaxChars) : undefined;
+    const history = repair?.history ?? state.messages;
+    const report = checkPairing(history);
     if (!pairingHolds(report)) throw new InvariantViolationError(`Pairing violated before a model call: ${JSON.stringify(report)}`);
+    const repaired = repair?.update ?? [];
 
     const step = run.steps + 1;
     const bound = deps.model.bindTools!(deps.registry.specs(exposedTools(options, step, deps.registry)));
     const started = performance.now();
     let response: AIMessage;
     try {
-      const raw = await bound.invoke([new SystemMessage(deps.systemPrompt ?? SYSTEM_PROMPT), ...state.messages], { signal });
+      const raw = await bound.invoke([new SystemMessage(deps.systemPrompt ?? SYSTEM_PROMPT), ...history], { signal });
       // The reply as it came (a chunk keeps the raw streamed arguments that reveal a cut-off call).
-      response = normalizeModelMessage(raw as AIMessage, { usedIds: usedIds(state.messages) });
+      response = normalizeModelMessage(raw as AIMessage, { usedIds: usedIds(history) });
     } catch (error) {
       if (isGraphBubbleUp(error)) throw error;
-      if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
+      if (signal.aborted) return { ...reset, messages: repaired, run, stop: cancelledStop(run) };
       const failed = modelFailureMessage(error, run.language);
       await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "error", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
-      return { ...reset, messages: [failed], run: { ...run, steps: step, lastActiveAt: Date.now() }, stop: { reason: "error", detail: String(failed.content) } };
+      return { ...reset, messages: [...repaired, failed], run: { ...run, steps: step, lastActiveAt: Date.now() }, stop: { reason: "error", detail: String(failed.content) } };
     }
     const latencyMs = Math.round(performance.now() - started);
     const usage = response.usage_metadata;
@@ -70,10 +74,10 @@ export function makeCallModel(deps: CallModelDeps) {
     };
     response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs } };
     await deps.recorder.recordStep({ runId: run.runId, step, latencyMs, inputTokens, outputTokens, toolCalls: calls.length });
-    if (calls.length > 0) return { ...reset, messages: [response], run: updated };
+    if (calls.length > 0) return { ...reset, messages: [...repaired, response], run: updated };
     await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "final_answer", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
     const answer = response.content === "" || (Array.isArray(response.content) && response.content.length === 0) ? emptyAnswer(response, run) : response;
-    return { ...reset, messages: [answer], run: updated, stop: { reason: "final_answer", detail: "" } };
+    return { ...reset, messages: [...repaired, answer], run: updated, stop: { reason: "final_answer", detail: "" } };
   };
 }
 

@@ -64,3 +64,17 @@ describe("validate_calls", () => {
     expect(JSON.parse(String(messages[2]!.content)).errorCode).toBe("invalid_args");
   });
 });
+
+describe("a run abandoned outside the runtime", () => {
+  it("answers the abandoned calls as cancelled before the next user message, so the next run pairs every id", async () => {
+    const { AIMessage, HumanMessage } = await import("@langchain/core/messages");
+    const harness = createHarness({ script: [answerMessage("Fresh answer.")] });
+    const config = { configurable: { thread_id: "abandoned" } };
+    await harness.graph.updateState(config, { messages: [new HumanMessage({ id: "h1", content: "first" }), new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "read_a", args: { query: "x" }, type: "tool_call" }] })] }, "finish_run");
+    await harness.graph.invoke({ messages: [new HumanMessage({ id: "h2", content: "second" })] }, config);
+    const { messages } = await harness.state("abandoned");
+    expect(shape(messages)).toEqual(["human", "ai:read_a", "tool:read_a:cancelled", "human", "ai"]);
+    expect(String(messages[3]!.content)).toBe("second");
+    expect(harness.violations).toEqual([]);
+  });
+});
