@@ -80,6 +80,8 @@ export interface Runtime {
   cancelRun(threadId: string, user: RunUser): Promise<boolean>;
   /** The thread's status, messages and pending pause. */
   getThread(threadId: string, user: RunUser): Promise<ThreadView>;
+  /** The full result of one call (masked, not cut), or undefined when none was kept. */
+  getResult(threadId: string, user: RunUser, callId: string): Promise<{ callId: string; tool: string; result: unknown } | undefined>;
   /** Recorded events of the thread after a sequence number. */
   eventsAfter(threadId: string, user: RunUser, afterSeq: number): Promise<RunEvent[]>;
   /** Releases connections. */

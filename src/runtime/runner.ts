@@ -15,6 +15,7 @@ import { driveRun } from "./drive-run.js";
 import { EventChannel } from "./event-channel.js";
 import type { RunEvent } from "./events.js";
 import { applyResume } from "./resume.js";
+import { maskSensitive } from "./sanitize.js";
 import { pendingInterrupt } from "./thread-state.js";
 import { toMessageView } from "./views.js";
 import type { MessageView } from "./api.js";
@@ -160,6 +161,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const messages = (state.messages ?? []).map(toMessageView).filter((view): view is MessageView => view !== undefined);
       const unfinished = !running && !interrupt && snapshot.next.length > 0;
       return { threadId, status: running ? "running" : interrupt ? "interrupted" : "idle", messages, ...(interrupt && !running ? { interrupt } : {}), ...(unfinished ? { unfinished } : {}) };
+    },
+
+    async getResult(threadId, user, callId) {
+      await checkOwner(threadId, user);
+      const stored = await storage.getResult(threadId, callId);
+      return stored ? { callId, tool: stored.tool, result: JSON.parse(maskSensitive(JSON.stringify(stored.raw))) as unknown } : undefined;
     },
 
     async eventsAfter(threadId, user, afterSeq) {

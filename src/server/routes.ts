@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Runtime } from "../runtime/api.js";
 import type { AppEnv } from "./auth.js";
 import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
-import type { ServerLogger } from "./http-errors.js";
+import { errorResponse, type ServerLogger } from "./http-errors.js";
 import { streamRunEvents } from "./sse.js";
 
 /** What the thread routes need. */
@@ -33,6 +33,12 @@ export function threadRoutes({ runtime, logger }: ThreadRoutesOptions): Hono<App
     const after = readEventsQuery(c);
     const events = await runtime.eventsAfter(c.req.param("threadId"), c.get("user"), after);
     return c.json({ events });
+  });
+
+  routes.get("/:threadId/results/:callId", async (c) => {
+    const found = await runtime.getResult(c.req.param("threadId"), c.get("user"), c.req.param("callId"));
+    if (!found) return errorResponse(c, 404, "result_not_found", `No stored result for call ${c.req.param("callId")}.`);
+    return c.json(found);
   });
 
   routes.post("/:threadId/runs", async (c) => {

@@ -65,6 +65,12 @@ describe("the HTTP API over the demo model", () => {
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]);
     expect(await client.eventsAfter(threadId, 0)).toEqual([...first, ...second]);
     expect(await client.eventsAfter(threadId, 8)).toEqual(second);
+
+    const logsCall = pause.calls[0].callId;
+    const full = await call(client, "GET", `/api/threads/${threadId}/results/${logsCall}`);
+    expect(full.status).toBe(200);
+    expect(full.body).toMatchObject({ callId: logsCall, tool: "search_logs", result: { service: "payment-service", environment: "prod", total: 33 } });
+    expect(await call(client, "GET", `/api/threads/${threadId}/results/no-such-call`)).toMatchObject({ status: 404, body: { error: { code: "result_not_found" } } });
   });
 
   it("runs an approved restart exactly once", async () => {
