@@ -1,6 +1,6 @@
-import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Command, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AgentInput, AgentState } from "./state.js";
+import { AgentInput, AgentState, type AgentStateType, type AgentStateUpdate } from "./state.js";
 import { RunOptionsSchema } from "./config.js";
 import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "./routing.js";
 import { makeCallModel } from "../nodes/call-model.js";
@@ -27,22 +27,32 @@ export interface GraphDeps {
   systemPrompt?: string;
 }
 
+type Node = (state: AgentStateType, config: LangGraphRunnableConfig) => AgentStateUpdate | Promise<AgentStateUpdate>;
+
+/**
+ * A node that also picks the next one: the routing function sees the state with this
+ * node's small channels applied. Routing inside the node's own `Command` spares LangGraph
+ * a separate branch runnable per step.
+ */
+function routed<Next extends string>(node: Node, route: (state: AgentStateType) => Next) {
+  return async (state: AgentStateType, config: LangGraphRunnableConfig) => {
+    const update = await node(state, config);
+    return new Command({ update, goto: route({ ...state, ...update, messages: state.messages } as AgentStateType) });
+  };
+}
+
 /** The uncompiled graph of design §1. */
 export function buildGraph(deps: GraphDeps) {
   const cancellations = deps.cancellations ?? new CancellationRegistry();
   return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
-    .addNode("call_model", makeCallModel({ ...deps, cancellations, recorder: deps.storage }))
-    .addNode("guard_calls", makeGuardCalls())
-    .addNode("validate_calls", makeValidateCalls(deps))
+    .addNode("call_model", routed(makeCallModel({ ...deps, cancellations, recorder: deps.storage }), routeAfterModel), { ends: ["guard_calls", "finish_run", END] })
+    .addNode("guard_calls", routed(makeGuardCalls(), routeAfterGuard), { ends: ["validate_calls", "finish_run"] })
+    .addNode("validate_calls", routed(makeValidateCalls(deps), routeAfterValidate), { ends: ["execute_tools", "review_calls"] })
     .addNode("review_calls", makeReviewCalls({ registry: deps.registry, recorder: deps.storage }))
-    .addNode("execute_tools", makeExecuteTools({ ...deps, cancellations }))
+    .addNode("execute_tools", routed(makeExecuteTools({ ...deps, cancellations }), routeAfterExecute), { ends: ["call_model", "review_calls", "finish_run"] })
     .addNode("finish_run", makeFinishRun({ recorder: deps.storage }))
     .addEdge(START, "call_model")
-    .addConditionalEdges("call_model", routeAfterModel, ["guard_calls", "finish_run", END])
-    .addConditionalEdges("guard_calls", routeAfterGuard, ["validate_calls", "finish_run"])
-    .addConditionalEdges("validate_calls", routeAfterValidate, ["execute_tools", "review_calls"])
     .addEdge("review_calls", "execute_tools")
-    .addConditionalEdges("execute_tools", routeAfterExecute, ["call_model", "review_calls", "finish_run"])
     .addEdge("finish_run", END);
 }
 
