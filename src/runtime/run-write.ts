@@ -31,7 +31,11 @@ export async function runWrite(options: {
   const claimed = await journal.startEntry({ threadId: context.threadId, callId: call.callId, tool: tool.name, argsHash: frozenHash });
   if (!claimed) return unknownOutcome(tool.name);
   const outcome = await runCall({ tool, args: call.args, context, signal });
-  if (outcome.kind !== "observation") return outcome;
+  if (outcome.kind === "needs_user") {
+    // A tool asks before it applies anything, so the call may run once it has its answer.
+    await journal.clearEntry(context.threadId, call.callId);
+    return outcome;
+  }
   // A write interrupted by a cancel may or may not have taken effect.
   const final = signal.aborted && !outcome.observation.ok ? unknownOutcome(tool.name) : outcome;
   if (final.kind === "observation") await journal.finishEntry(context.threadId, call.callId, final.observation);

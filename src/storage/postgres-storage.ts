@@ -61,6 +61,10 @@ export class PostgresStorage implements Storage {
     return inserted === 1;
   }
 
+  async clearEntry(threadId: string, callId: string): Promise<void> {
+    await this.changes("DELETE FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2 AND state = 'started'", [threadId, callId]);
+  }
+
   async finishEntry(threadId: string, callId: string, observation: Observation): Promise<void> {
     await this.changes("UPDATE opspilot_journal SET state = 'finished', observation = $1, finished_at = $2 WHERE thread_id = $3 AND call_id = $4", [
       JSON.stringify(observation),

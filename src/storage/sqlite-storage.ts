@@ -36,6 +36,10 @@ export class SqliteStorage implements Storage {
     return result.changes === 1;
   }
 
+  async clearEntry(threadId: string, callId: string): Promise<void> {
+    this.db.prepare("DELETE FROM opspilot_journal WHERE thread_id = ? AND call_id = ? AND state = 'started'").run(threadId, callId);
+  }
+
   async finishEntry(threadId: string, callId: string, observation: Observation): Promise<void> {
     this.db
       .prepare("UPDATE opspilot_journal SET state = 'finished', observation = ?, finished_at = ? WHERE thread_id = ? AND call_id = ?")

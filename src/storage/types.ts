@@ -20,6 +20,8 @@ export interface WriteJournal {
   /** Records that a write is about to run; false when an entry already exists. */
   startEntry(entry: Omit<JournalEntry, "state" | "observation">): Promise<boolean>;
   finishEntry(threadId: string, callId: string, observation: Observation): Promise<void>;
+  /** Drops a `started` entry whose tool asked for the user before applying anything. */
+  clearEntry(threadId: string, callId: string): Promise<void>;
 }
 
 /** Full raw tool results, kept outside the message list, addressable by call id. */

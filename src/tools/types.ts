@@ -33,7 +33,10 @@ export interface ToolContext {
   user: RunUser;
 }
 
-/** Returned by a tool that discovers mid-run that it needs the user (deferred interrupt). */
+/**
+ * Returned by a tool that discovers mid-run that it needs the user (deferred interrupt).
+ * A write tool must ask before it applies any effect: the call runs again with the answer.
+ */
 export interface UserInputRequest {
   /** Marks the value as a request, not a result. */
   readonly kind: "needs_user";

@@ -24,7 +24,7 @@ describe("validate_calls", () => {
     expect(JSON.parse(String(messages[2]!.content))).toEqual({
       ok: false,
       errorCode: "unknown_tool",
-      message: 'There is no tool named "read_c". Available tools: read_a, read_b, write_low, write_high, explode, hang, missing, ask_midway, big.',
+      message: 'There is no tool named "read_c". Available tools: read_a, read_b, write_low, write_high, explode, hang, missing, ask_midway, change_with_ticket, big.',
     });
   });
 

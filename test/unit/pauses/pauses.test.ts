@@ -113,6 +113,18 @@ describe("pauses and resume", () => {
     expect(JSON.parse(String(resumed.messages[3]!.content)).data).toEqual({ ticket: "CHG-42", status: "open" });
   });
 
+  it("runs a write that asked for the user mid-run once it has the answer", async () => {
+    const writes: string[] = [];
+    const harness = createHarness({ tools: testTools({ writes }), script: [callsMessage([{ name: "change_with_ticket", args: { target: "db" }, id: "t1" }]), answerMessage("Changed.")] });
+    const paused = await harness.ask("change db");
+    expect(pauseOf(paused.events)).toMatchObject({ interruptType: "params_required", calls: [{ callId: "t1", missing: [{ name: "ticket" }] }] });
+    expect(await harness.storage.getEntry(paused.threadId, "t1")).toBeUndefined();
+    const resumed = await harness.resume(paused.threadId, { decisions: [{ callId: "t1", action: "approve", params: { ticket: "CHG-7" } }] });
+    expect(shape(resumed.messages)).toEqual(["human", "ai:change_with_ticket", "tool:change_with_ticket:ok", "ai"]);
+    expect(writes).toEqual([`change_with_ticket:db:CHG-7:${paused.threadId}:t1`]);
+    expect(await harness.storage.getEntry(paused.threadId, "t1")).toMatchObject({ state: "finished" });
+  });
+
   it("excludes the time spent waiting for the user from the wall-time limit", async () => {
     const harness = createHarness({
       tools: testTools(),
