@@ -20,6 +20,9 @@ import { pendingInterrupt } from "./thread-state.js";
 import { toMessageView } from "./views.js";
 import type { MessageView } from "./api.js";
 
+/** How often a running run checks for a cancel asked through another process. */
+const CANCEL_POLL_MS = 250;
+
 /** What the runtime drives. */
 export interface RuntimeDeps {
   /** The graph compiled with a checkpointer shared by every process that serves these threads. */
@@ -82,10 +85,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
     const controller = cancellations.begin(threadId);
     const channel = new EventChannel<RunEvent>(deps.onEvent);
+    // A cancel asked through another process reaches this run through its lease.
+    const watch = setInterval(() => {
+      storage.cancelRequested(threadId, leaseId).then(
+        (requested) => requested && controller.abort(new Error("cancelled by the user")),
+        (error: unknown) => logger.error("could not check for a cancel request", error),
+      );
+    }, CANCEL_POLL_MS);
+    watch.unref();
     let released = false;
     const release = async () => {
       if (released) return;
       released = true;
+      clearInterval(watch);
       cancellations.end(threadId, controller);
       await storage.releaseLease(threadId, leaseId);
     };
@@ -149,8 +161,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
 
     async cancelRun(threadId, user) {
-      await ownedSnapshot(threadId, user);
-      return cancellations.cancel(threadId);
+      await checkOwner(threadId, user);
+      return cancellations.cancel(threadId) || (await storage.requestCancel(threadId));
     },
 
     async getThread(threadId, user): Promise<ThreadView> {

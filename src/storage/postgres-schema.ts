@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS opspilot_decisions (
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at BIGINT NOT NULL,
   seq BIGSERIAL NOT NULL, PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_leases (
-  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL);
+  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL,
+  cancel_requested BOOLEAN NOT NULL DEFAULT false);
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

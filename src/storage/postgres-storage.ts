@@ -108,7 +108,7 @@ export class PostgresStorage implements Storage {
 
   async acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean> {
     await this.dropDeadLease(threadId);
-    const inserted = await this.changes(`INSERT INTO opspilot_leases VALUES ($1, $2, $3, ${NOW_MS} + $4) ON CONFLICT (thread_id) DO NOTHING`, [
+    const inserted = await this.changes(`INSERT INTO opspilot_leases (thread_id, run_id, owner, expires_at) VALUES ($1, $2, $3, ${NOW_MS} + $4) ON CONFLICT (thread_id) DO NOTHING`, [
       threadId,
       runId,
       LEASE_OWNER,
@@ -125,6 +125,16 @@ export class PostgresStorage implements Storage {
     await this.dropDeadLease(threadId);
     const [row] = await this.rows("SELECT run_id FROM opspilot_leases WHERE thread_id = $1", [threadId]);
     return row?.run_id as string | undefined;
+  }
+
+  async requestCancel(threadId: string): Promise<boolean> {
+    await this.dropDeadLease(threadId);
+    return (await this.changes("UPDATE opspilot_leases SET cancel_requested = true WHERE thread_id = $1", [threadId])) === 1;
+  }
+
+  async cancelRequested(threadId: string, runId: string): Promise<boolean> {
+    const [row] = await this.rows("SELECT cancel_requested FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
+    return row?.cancel_requested === true;
   }
 
   /** Frees a lease that expired or whose process on this host is gone. */

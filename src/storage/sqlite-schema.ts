@@ -28,5 +28,6 @@ CREATE TABLE IF NOT EXISTS opspilot_decisions (
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at INTEGER NOT NULL,
   PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_leases (
-  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
+  thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL,
+  cancel_requested INTEGER NOT NULL DEFAULT 0);
 `;

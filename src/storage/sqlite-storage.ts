@@ -74,7 +74,7 @@ export class SqliteStorage implements Storage {
     const now = Date.now();
     const acquire = this.db.transaction(() => {
       this.dropDeadLease(threadId, now);
-      return this.db.prepare("INSERT OR IGNORE INTO opspilot_leases VALUES (?, ?, ?, ?)").run(threadId, runId, LEASE_OWNER, now + ttlMs).changes === 1;
+      return this.db.prepare("INSERT OR IGNORE INTO opspilot_leases (thread_id, run_id, owner, expires_at) VALUES (?, ?, ?, ?)").run(threadId, runId, LEASE_OWNER, now + ttlMs).changes === 1;
     });
     return acquire.immediate();
   }
@@ -87,6 +87,16 @@ export class SqliteStorage implements Storage {
     this.dropDeadLease(threadId, Date.now());
     const row = this.db.prepare("SELECT run_id FROM opspilot_leases WHERE thread_id = ?").get(threadId) as Row | undefined;
     return row?.run_id as string | undefined;
+  }
+
+  async requestCancel(threadId: string): Promise<boolean> {
+    this.dropDeadLease(threadId, Date.now());
+    return this.db.prepare("UPDATE opspilot_leases SET cancel_requested = 1 WHERE thread_id = ?").run(threadId).changes === 1;
+  }
+
+  async cancelRequested(threadId: string, runId: string): Promise<boolean> {
+    const row = this.db.prepare("SELECT cancel_requested FROM opspilot_leases WHERE thread_id = ? AND run_id = ?").get(threadId, runId) as Row | undefined;
+    return row?.cancel_requested === 1;
   }
 
   /** Frees a lease that expired or whose process on this host is gone. */

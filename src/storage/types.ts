@@ -73,6 +73,10 @@ export interface ThreadStore {
   acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean>;
   releaseLease(threadId: string, runId: string): Promise<void>;
   leaseHolder(threadId: string): Promise<string | undefined>;
+  /** Asks the process holding the thread's lease to cancel its run; false when no run holds it. */
+  requestCancel(threadId: string): Promise<boolean>;
+  /** Whether a cancel was asked for the run holding this lease. */
+  cancelRequested(threadId: string, runId: string): Promise<boolean>;
 }
 
 /** Everything opspilot stores beside LangGraph's checkpoints. */

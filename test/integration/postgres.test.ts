@@ -74,7 +74,11 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
     expect(await loser.storage.acquireLease("lease-thread", "run-c", 60_000)).toBe(false);
     await loser.storage.releaseLease("lease-thread", "run-c");
     expect(await holder.storage.leaseHolder("lease-thread")).toBe(winner);
+    expect(await holder.storage.cancelRequested("lease-thread", winner)).toBe(false);
+    expect(await loser.storage.requestCancel("lease-thread")).toBe(true);
+    expect(await holder.storage.cancelRequested("lease-thread", winner)).toBe(true);
     await holder.storage.releaseLease("lease-thread", winner);
+    expect(await loser.storage.requestCancel("lease-thread")).toBe(false);
     expect(await loser.storage.leaseHolder("lease-thread")).toBeUndefined();
     expect(await loser.storage.acquireLease("lease-thread", "run-c", 60_000)).toBe(true);
   });
