@@ -17,6 +17,7 @@ import type { RunEvent } from "./events.js";
 import { applyResume } from "./resume.js";
 import { maskSensitive } from "./sanitize.js";
 import { pendingInterrupt } from "./thread-state.js";
+import { startsNewRun } from "./run-info.js";
 import { toMessageView } from "./views.js";
 import type { MessageView } from "./api.js";
 
@@ -155,7 +156,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user,
         plan: (snapshot) => {
           if (pendingInterrupt(snapshot) || snapshot.next.length === 0) throw new NothingToRecoverError(threadId);
-          return { runId: (snapshot.values as AgentStateType).run?.runId ?? randomUUID(), input: null };
+          const state = snapshot.values as AgentStateType;
+          // A process that died before the model saw the new message had not started its run yet.
+          const started = state.run !== null && !startsNewRun(state.messages);
+          return { runId: started ? state.run!.runId : randomUUID(), input: null };
         },
       });
     },
