@@ -3,6 +3,7 @@ import type { InterruptValue, ResumeValue } from "./interrupts.js";
 import type { RunEvent } from "./events.js";
 import type { RunOptionsInput } from "../graph/config.js";
 import type { RunUser } from "../tools/types.js";
+import type { RecordsSummary } from "../storage/types.js";
 
 /** Whether a thread can take a message, is running, or waits for the user. */
 export type ThreadStatus = "idle" | "running" | "interrupted";
@@ -35,6 +36,14 @@ export interface ThreadView {
   interrupt?: InterruptValue;
   /** True when a run stopped mid-step (its process died); `recoverRun` finishes it. */
   unfinished?: boolean;
+}
+
+/** What a thread's runs left behind, row by row. */
+export interface ThreadRecords {
+  runs: Array<Record<string, unknown>>;
+  steps: Array<Record<string, unknown>>;
+  toolCalls: Array<Record<string, unknown>>;
+  decisions: Array<Record<string, unknown>>;
 }
 
 /** Starting a run: the thread, the user's message and the caller. */
@@ -82,6 +91,10 @@ export interface Runtime {
   getThread(threadId: string, user: RunUser): Promise<ThreadView>;
   /** The full result of one call (masked, not cut), or undefined when none was kept. */
   getResult(threadId: string, user: RunUser, callId: string): Promise<{ callId: string; tool: string; result: unknown } | undefined>;
+  /** The thread's records (design §7): runs, steps, tool calls and pause decisions. */
+  getRecords(threadId: string, user: RunUser): Promise<ThreadRecords>;
+  /** Aggregates over every thread's records (design §7). */
+  recordsSummary(): Promise<RecordsSummary>;
   /** Recorded events of the thread after a sequence number. */
   eventsAfter(threadId: string, user: RunUser, afterSeq: number): Promise<RunEvent[]>;
   /** Releases connections. */

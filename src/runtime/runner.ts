@@ -185,6 +185,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return stored ? { callId, tool: stored.tool, result: JSON.parse(maskSensitive(JSON.stringify(stored.raw))) as unknown } : undefined;
     },
 
+    async getRecords(threadId, user) {
+      await checkOwner(threadId, user);
+      return storage.threadRecords(threadId);
+    },
+
+    recordsSummary: () => storage.summary(),
+
     async eventsAfter(threadId, user, afterSeq) {
       await ownedSnapshot(threadId, user);
       return storage.eventsAfter(threadId, afterSeq);

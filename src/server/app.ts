@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Runtime } from "../runtime/api.js";
 import type { RunMetrics } from "../runtime/metrics.js";
-import { authenticate, type AppEnv, type ServerAuth } from "./auth.js";
+import { authenticate, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { consoleLogger, errorResponse, makeErrorHandler, type ServerLogger } from "./http-errors.js";
 import { threadRoutes } from "./routes.js";
@@ -42,6 +42,11 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   }));
   app.use("/api/*", authenticate(options.auth));
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger }));
+  app.get("/api/records/summary", async (c) => {
+    // Figures over every user's threads: the local user, or an admin when tokens are in use.
+    if (requiresTokens(options.auth) && c.get("user").role !== "admin") return errorResponse(c, 403, "forbidden", "Only an admin may read the records summary.");
+    return c.json(await options.runtime.recordsSummary());
+  });
 
   app.get("*", servePage(options.publicDir ?? PUBLIC_DIR));
   return app;

@@ -35,6 +35,10 @@ export function threadRoutes({ runtime, logger }: ThreadRoutesOptions): Hono<App
     return c.json({ events });
   });
 
+  routes.get("/:threadId/records", async (c) => {
+    return c.json(await runtime.getRecords(c.req.param("threadId"), c.get("user")));
+  });
+
   routes.get("/:threadId/results/:callId", async (c) => {
     const found = await runtime.getResult(c.req.param("threadId"), c.get("user"), c.req.param("callId"));
     if (!found) return errorResponse(c, 404, "result_not_found", `No stored result for call ${c.req.param("callId")}.`);

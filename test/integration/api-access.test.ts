@@ -9,6 +9,7 @@ const TOKENS = new Map([
   ["alice-token-0001", { id: "alice", role: "operator" }],
   ["bobby-token-0002", { id: "bob", role: "operator" }],
   ["viewer-token-0003", { id: "vera", role: "viewer" }],
+  ["admin-token-0004", { id: "ada", role: "admin" }],
 ]);
 
 describe("API access with OPSPILOT_API_TOKENS", () => {
@@ -34,6 +35,15 @@ describe("API access with OPSPILOT_API_TOKENS", () => {
     const page = await server.client.request("GET", "/");
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+  });
+
+  it("shows the records summary over every thread to an admin only", async () => {
+    const denied = await alice.request("GET", "/api/records/summary");
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toEqual({ error: { code: "forbidden", message: "Only an admin may read the records summary." } });
+    const allowed = await new ApiClient(server.url, "admin-token-0004").request("GET", "/api/records/summary");
+    expect(allowed.status).toBe(200);
+    expect(await allowed.json()).toMatchObject({ runs: expect.any(Number), stopReasons: expect.any(Object) });
   });
 
   it("hides a thread from every user but its creator", async () => {

@@ -71,6 +71,15 @@ describe("the HTTP API over the demo model", () => {
     expect(full.status).toBe(200);
     expect(full.body).toMatchObject({ callId: logsCall, tool: "search_logs", result: { service: "payment-service", environment: "prod", total: 33 } });
     expect(await call(client, "GET", `/api/threads/${threadId}/results/no-such-call`)).toMatchObject({ status: 404, body: { error: { code: "result_not_found" } } });
+
+    const records = (await call(client, "GET", `/api/threads/${threadId}/records`)).body as unknown as Record<string, Array<Record<string, unknown>>>;
+    expect(records.runs).toHaveLength(1);
+    expect(records.runs[0]).toMatchObject({ thread_id: threadId, user_id: "local", stop_reason: "final_answer", steps: 3, resumed: 1 });
+    expect(records.toolCalls.map((row) => [row.tool, row.outcome])).toEqual([["search_resource", "ok"], ["search_docs", "ok"], ["search_logs", "ok"]]);
+    expect(records.decisions).toMatchObject([{ call_id: logsCall, action: "approve" }]);
+    const summary = await call(client, "GET", "/api/records/summary");
+    expect(summary.status).toBe(200);
+    expect(summary.body).toEqual({ runs: 1, averageSteps: 3, toolCalls: 3, toolFailureRate: 0, stopReasons: { final_answer: 1 }, resumedAndFinished: 1 });
   });
 
   it("runs an approved restart exactly once", async () => {
