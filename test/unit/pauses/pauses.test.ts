@@ -129,10 +129,10 @@ describe("pauses and resume", () => {
     const harness = createHarness({
       tools: testTools(),
       script: [callsMessage([{ name: "write_high", args: { target: "a", environment: "prod" }, id: "w1" }]), callsMessage([{ name: "read_a", args: { query: "a" } }]), answerMessage("ok")],
-      options: { maxWallTimeMs: 150 },
+      options: { maxWallTimeMs: 500 },
     });
     const paused = await harness.ask("restart a");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 700));
     const resumed = await harness.resume(paused.threadId, { decisions: [{ callId: "w1", action: "approve" }] });
     expect(resumed.events.at(-1)).toMatchObject({ stopReason: "final_answer", steps: 3 });
   });
