@@ -63,6 +63,11 @@ export function streamResume(threadId, resume, onEvent, signal) {
   return streamPost(`${threadPath(threadId)}/resume`, resume, onEvent, signal);
 }
 
+/** Finishes a run whose server process stopped mid-step, and streams its events. */
+export function streamRecover(threadId, onEvent, signal) {
+  return streamPost(`${threadPath(threadId)}/recover`, {}, onEvent, signal);
+}
+
 async function streamPost(path, body, onEvent, signal) {
   const response = await request(path, { method: "POST", body, signal });
   for await (const frame of readFrames(response.body)) {

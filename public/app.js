@@ -141,12 +141,26 @@ async function load() {
     showHistory(view);
     // Another tab or a lost connection started this run: follow it from its records.
     if (view.status === "running") await runStream(async () => {});
+    if (view.unfinished) offerRecovery();
   } catch (error) {
     if (error.status === 401) return handleRefusal(error);
     // An unknown or foreign thread id: start afresh rather than failing every message.
     if (error.status === 404) setThreadId(undefined);
     showNotice(t("loadFailed", { message: apiErrorText(error.code) ?? error.message }));
   }
+}
+
+/** A run whose server stopped mid-step waits until the user continues it (writes run at most once). */
+function offerRecovery() {
+  showNotice(t("unfinished"));
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = t("recover");
+  button.addEventListener("click", () => {
+    showNotice(undefined);
+    runStream((onEvent) => api.streamRecover(state.threadId, onEvent)).catch((error) => handleRefusal(error));
+  });
+  ui.notice.append(" ", button);
 }
 
 async function send(message) {

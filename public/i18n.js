@@ -35,6 +35,8 @@ const LABELS = {
     emptyThread: "Ask about a service's errors, logs or runbooks. Risky actions wait for your approval.",
     connectionLost: "Connection lost; catching up…",
     loadFailed: "Could not load this conversation: {message}",
+    unfinished: "The server stopped in the middle of this conversation's last run.",
+    recover: "Continue that run",
     errorCodes: {
       invalid_args: "invalid arguments", unknown_tool: "unknown tool", permission_denied: "permission denied",
       not_found: "not found", timeout: "timed out", transient: "temporary failure", rate_limited: "rate limited",
@@ -87,6 +89,8 @@ const LABELS = {
     emptyThread: "可以询问服务的报错、日志或处理手册。有风险的操作会先等你批准。",
     connectionLost: "连接中断，正在补齐…",
     loadFailed: "无法加载此对话：{message}",
+    unfinished: "上一次运行进行到一半时服务停止了。",
+    recover: "继续那次运行",
     errorCodes: {
       invalid_args: "参数无效", unknown_tool: "未知工具", permission_denied: "无权限", not_found: "未找到",
       timeout: "超时", transient: "临时故障", rate_limited: "被限流", cancelled: "已取消", rejected_by_user: "已被你拒绝",

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
+import { leaveUnfinished } from "../fixtures/unfinished-thread.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
@@ -40,6 +41,20 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
     expect(cards).toEqual([["cancelled", "cancelled"], ["cancelled", "cancelled"]]);
     expect(await page.getByRole("button", { name: "Stop" }).isHidden()).toBe(true);
     await page.close();
+  });
+
+  it("offers to continue a run whose server stopped mid-step, and finishes it", async () => {
+    const server = await startTestServer({ model: new ScriptedChatModel({ script: [answerMessage("Continued after the restart.")] }), tools: () => testTools() });
+    servers.push(server);
+    const threadId = await server.runtime.createThread({ id: "local", role: "operator" });
+    await leaveUnfinished(server.graph, threadId);
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(`${server.url}/?thread=${threadId}`);
+    await page.getByText("The server stopped in the middle of this conversation's last run.").waitFor();
+    await page.getByRole("button", { name: "Continue that run" }).click();
+    await page.getByText("Continued after the restart.").waitFor();
+    expect(await page.locator("#notice").isHidden()).toBe(true);
+    expect((await server.runtime.getThread(threadId, { id: "local", role: "operator" })).unfinished).toBeUndefined();
   });
 
   it("asks for the API token when the server requires one, then works with it", async () => {
