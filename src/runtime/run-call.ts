@@ -57,6 +57,7 @@ async function runAttempt({ tool, args, context, signal }: RunCallOptions): Prom
     // The race matters: a tool that ignores its signal must not hold the batch.
     const value = await Promise.race([Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })), stop]);
     if (isUserInputRequest(value)) return { kind: "needs_user", request: value };
+    if (!isJsonSafe(value)) return { kind: "observation", observation: { ok: false, errorCode: "internal", message: `${tool.name} returned a result that is not JSON.` }, raw: undefined };
     return { kind: "observation", observation: { ok: true, data: value ?? null }, raw: value };
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error;
@@ -71,4 +72,14 @@ async function runAttempt({ tool, args, context, signal }: RunCallOptions): Prom
 
 function cancelled(tool: string): AttemptResult {
   return { kind: "observation", observation: { ok: false, errorCode: "cancelled", message: `${tool} was cancelled before it ran.` }, raw: undefined };
+}
+
+/** Whether a tool's result survives JSON (no cycles, no BigInt): anything else is a misbehaving tool. */
+function isJsonSafe(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -96,6 +96,21 @@ describe("execute_tools", () => {
     expect(shape(messages)).toEqual(["human", "ai:flaky+denied", "tool:flaky:ok", "tool:denied:permission_denied", "ai"]);
   });
 
+  it("turns a result that is not JSON (a cycle, a BigInt) into an internal observation", async () => {
+    const misbehaving = (name: string, value: () => unknown) =>
+      defineTool({ name, description: name, schema: z.object({}), readOnly: true, risk: "low", timeoutMs: 1_000, run: async () => value() });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const harness = createHarness({
+      tools: [misbehaving("cycle", () => cyclic), misbehaving("bigint", () => ({ n: 10n }))],
+      script: [callsMessage([{ name: "cycle" }, { name: "bigint" }]), answerMessage("Both tools misbehaved.")],
+    });
+    const { messages, events } = await harness.ask("go");
+    expect(shape(messages)).toEqual(["human", "ai:cycle+bigint", "tool:cycle:internal", "tool:bigint:internal", "ai"]);
+    expect(JSON.parse(String(messages[2]!.content)).message).toBe("cycle returned a result that is not JSON.");
+    expect(events.at(-1)).toMatchObject({ stopReason: "final_answer" });
+  });
+
   it("records the run, its steps and its tool calls by thread id", async () => {
     const harness = createHarness({ script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "explode" }]), answerMessage("ok")] });
     const { threadId } = await harness.ask("x");
