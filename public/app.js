@@ -11,7 +11,7 @@ const ui = {
   notice: byId("notice"), newThread: byId("new-thread"), language: byId("language"), tokenForm: byId("token-form"), token: byId("token"),
 };
 const transcript = new Transcript(ui.log);
-const state = { threadId: threadIdFromAddress(), seen: new Set(), lastSeq: 0, finished: false, running: false, current: undefined };
+const state = { threadId: threadIdFromAddress(), seen: new Set(), lastSeq: 0, finished: false, running: false, paused: false, current: undefined };
 
 function setThreadId(threadId) {
   state.threadId = threadId;
@@ -22,7 +22,8 @@ function setThreadId(threadId) {
 
 function setRunning(running) {
   state.running = running;
-  ui.stop.hidden = !running;
+  // Stop also ends a pause that waits for an answer.
+  ui.stop.hidden = !running && !state.paused;
   ui.send.disabled = running;
   document.body.dataset.running = String(running);
 }
@@ -67,6 +68,7 @@ function runStream(open) {
 }
 
 async function followStream(open) {
+  state.paused = false;
   setRunning(true);
   showNotice("");
   state.finished = false;
@@ -103,6 +105,8 @@ async function catchUp() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function showPause(slot, interrupt) {
+  state.paused = true;
+  ui.stop.hidden = false;
   renderPause(slot, interrupt, (resume, refuse) => {
     let accepted = false;
     const onEvent = (event) => {
@@ -131,6 +135,8 @@ function showHistory(view) {
 
 async function load() {
   applyStaticLabels();
+  state.paused = false;
+  ui.stop.hidden = !state.running;
   if (!state.threadId) {
     transcript.clear();
     transcript.showEmpty();
@@ -191,7 +197,13 @@ ui.message.addEventListener("keydown", (event) => {
 });
 
 ui.stop.addEventListener("click", () => {
-  if (state.threadId) api.cancelRun(state.threadId).catch((error) => showNotice(error.message));
+  if (!state.threadId) return;
+  const waiting = !state.running;
+  api
+    .cancelRun(state.threadId)
+    // Stopping a pause ends the run at once: redraw the thread with its cancelled calls.
+    .then(() => (waiting ? load() : undefined))
+    .catch((error) => showNotice(error.message));
 });
 
 ui.newThread.addEventListener("click", () => {

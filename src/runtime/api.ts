@@ -85,7 +85,7 @@ export interface Runtime {
   resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>>;
   /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */
   recoverRun(threadId: string, user: RunUser): Promise<AsyncIterable<RunEvent>>;
-  /** Cancels the thread's running run; false when nothing was running. */
+  /** Cancels the thread's running run (in any process) or ends its pause; false when there was neither. */
   cancelRun(threadId: string, user: RunUser): Promise<boolean>;
   /** The thread's status, messages and pending pause. */
   getThread(threadId: string, user: RunUser): Promise<ThreadView>;

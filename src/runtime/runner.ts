@@ -18,6 +18,7 @@ import { applyResume } from "./resume.js";
 import { maskSensitive } from "./sanitize.js";
 import { pendingInterrupt } from "./thread-state.js";
 import { startsNewRun } from "./run-info.js";
+import { endPause } from "./end-pause.js";
 import { toMessageView } from "./views.js";
 import type { MessageView } from "./api.js";
 
@@ -166,7 +167,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
     async cancelRun(threadId, user) {
       await checkOwner(threadId, user);
-      return cancellations.cancel(threadId) || (await storage.requestCancel(threadId));
+      if (cancellations.cancel(threadId) || (await storage.requestCancel(threadId))) return true;
+      return endPause({ graph, storage, threadId, onEvent: deps.onEvent });
     },
 
     async getThread(threadId, user): Promise<ThreadView> {

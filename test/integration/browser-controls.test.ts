@@ -43,6 +43,27 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
     await page.close();
   });
 
+  it("stops a run that waits for an approval, without running the action", async () => {
+    const writes: string[] = [];
+    const server = await startTestServer({
+      model: new ScriptedChatModel({ script: [callsMessage([{ name: "write_high", args: { target: "pay", environment: "prod" } }])] }),
+      tools: () => testTools({ writes }),
+    });
+    servers.push(server);
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Your question").fill("restart pay");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByText("The run was cancelled.").waitFor();
+    expect(await page.locator("form.pause").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Stop" }).isHidden()).toBe(true);
+    expect(await page.locator(".call").evaluateAll((elements) => elements.map((element) => (element as HTMLElement).dataset.errorCode))).toEqual(["cancelled"]);
+    expect(writes).toEqual([]);
+    await page.close();
+  });
+
   it("offers to continue a run whose server stopped mid-step, and finishes it", async () => {
     const server = await startTestServer({ model: new ScriptedChatModel({ script: [answerMessage("Continued after the restart.")] }), tools: () => testTools() });
     servers.push(server);

@@ -125,6 +125,25 @@ describe("pauses and resume", () => {
     expect(await harness.storage.getEntry(paused.threadId, "t1")).toMatchObject({ state: "finished" });
   });
 
+  it("ends a pause on cancel: waiting calls get cancelled results and the model is not asked again", async () => {
+    const writes: string[] = [];
+    const harness = createHarness({ tools: testTools({ writes }), script: [callsMessage([{ name: "write_high", args: { target: "pay", environment: "prod" }, id: "w1" }]), answerMessage("Next question answered.")] });
+    const paused = await harness.ask("restart pay");
+    expect(await harness.runtime.cancelRun(paused.threadId, harness.user)).toBe(true);
+    const messages = (await harness.state(paused.threadId)).messages;
+    expect(shape(messages)).toEqual(["human", "ai:write_high", "tool:write_high:cancelled", "ai"]);
+    expect(String(messages.at(-1)!.content)).toContain("The run was cancelled.");
+    const events = await harness.runtime.eventsAfter(paused.threadId, harness.user, paused.events.at(-1)!.seq);
+    expect(events.map((event) => event.type)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
+    expect(events.at(-1)).toMatchObject({ stopReason: "cancelled" });
+    expect(writes).toEqual([]);
+    expect(harness.model.calls).toHaveLength(1);
+    expect((await harness.runtime.getThread(paused.threadId, harness.user)).status).toBe("idle");
+    expect(await harness.runtime.cancelRun(paused.threadId, harness.user)).toBe(false);
+    const next = await harness.askOn(paused.threadId, "anything else?");
+    expect(next.events.at(-1)).toMatchObject({ stopReason: "final_answer" });
+  });
+
   it("excludes the time spent waiting for the user from the wall-time limit", async () => {
     const harness = createHarness({
       tools: testTools(),
