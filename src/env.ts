@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "./errors.js";
 import type { RunUser } from "./tools/types.js";
@@ -71,4 +72,12 @@ export function loadEnv(env: Record<string, string | undefined> = process.env): 
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
   throw new ConfigError(`Invalid environment: ${problems.join("; ")}.`);
+}
+
+/**
+ * Loads `.env` from the working directory into the process environment when the file exists
+ * (variables already set win), for `npm start` and the CLI; the LangGraph server reads it itself.
+ */
+export function loadDotEnv(path = ".env"): void {
+  if (existsSync(path)) process.loadEnvFile(path);
 }

@@ -1,4 +1,7 @@
+import { loadDotEnv } from "../env.js";
 import { runCli } from "./run-cli.js";
+
+loadDotEnv();
 
 /** Entry point of `npm run ask` and `npm run chat` (usage: src/cli/usage.ts or --help). */
 runCli({ argv: process.argv.slice(2), stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
