@@ -33,6 +33,8 @@ export interface AppOptions {
   onEvent?: (event: RunEvent) => void;
   /** Receives unexpected run failures (stderr by default). */
   logger?: RuntimeLogger;
+  /** On close, how long running runs may go on before they are cancelled (0 by default). */
+  shutdownGraceMs?: number;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -62,7 +64,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const registry = new ToolRegistry((options.tools ?? createDemoTools)(ops));
   const cancellations = new CancellationRegistry();
   const graph = compileGraph({ model, registry, storage: backend.storage, cancellations }, backend.checkpointer);
-  const runtime = createRuntime({ graph, registry, storage: backend.storage, cancellations, defaults: options.defaults, onEvent: options.onEvent, logger: options.logger });
+  const runtime = createRuntime({ graph, registry, storage: backend.storage, cancellations, defaults: options.defaults, onEvent: options.onEvent, logger: options.logger, shutdownGraceMs: options.shutdownGraceMs });
   return {
     env,
     runtime,

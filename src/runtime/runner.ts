@@ -19,11 +19,9 @@ import { maskSensitive } from "./sanitize.js";
 import { pendingInterrupt } from "./thread-state.js";
 import { startsNewRun } from "./run-info.js";
 import { endPause } from "./end-pause.js";
+import { SHUTDOWN_CANCEL_MS, settleWithin, watchCancelRequests } from "./run-lifecycle.js";
 import { toMessageView } from "./views.js";
 import type { MessageView } from "./api.js";
-
-/** How often a running run checks for a cancel asked through another process. */
-const CANCEL_POLL_MS = 250;
 
 /** What the runtime drives. */
 export interface RuntimeDeps {
@@ -40,12 +38,15 @@ export interface RuntimeDeps {
   onEvent?: (event: RunEvent) => void;
   /** Receives unexpected failures (stderr by default). */
   logger?: RuntimeLogger;
+  /** On close, how long running runs may go on before they are cancelled (0 by default). */
+  shutdownGraceMs?: number;
 }
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { graph, storage, cancellations } = deps;
   const logger = deps.logger ?? consoleRuntimeLogger;
+  const active = new Map<string, Promise<unknown>>();
   const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
     const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
     return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged) };
@@ -87,30 +88,25 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
     const controller = cancellations.begin(threadId);
     const channel = new EventChannel<RunEvent>(deps.onEvent);
-    // A cancel asked through another process reaches this run through its lease.
-    const watch = setInterval(() => {
-      storage.cancelRequested(threadId, leaseId).then(
-        (requested) => requested && controller.abort(new Error("cancelled by the user")),
-        (error: unknown) => logger.error("could not check for a cancel request", error),
-      );
-    }, CANCEL_POLL_MS);
-    watch.unref();
+    const stopWatching = watchCancelRequests({ storage, threadId, leaseId, controller, logger });
     let released = false;
     const release = async () => {
       if (released) return;
       released = true;
-      clearInterval(watch);
+      stopWatching();
       cancellations.end(threadId, controller);
       await storage.releaseLease(threadId, leaseId);
     };
     const config = { configurable, recursionLimit };
     const run = driveRun({ graph, storage, threadId, runId: plan.runId, input: plan.input, config, channel, seen, logger, beforeFinish: release });
-    void run
+    const settled = run
       .catch((error: unknown) => logger.error("run driver failed", error))
       .finally(async () => {
         await release();
         channel.close();
+        active.delete(threadId);
       });
+    active.set(threadId, settled);
     return channel;
   }
 
@@ -200,6 +196,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
 
     async close() {
+      // Let running runs finish within the grace period, then cancel the rest so each ends
+      // with a readable answer and a recorded stop instead of dying with the database.
+      await settleWithin([...active.values()], deps.shutdownGraceMs ?? 0);
+      for (const threadId of active.keys()) cancellations.cancel(threadId);
+      await settleWithin([...active.values()], SHUTDOWN_CANCEL_MS);
       await storage.close();
     },
   };

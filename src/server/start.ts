@@ -70,7 +70,8 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
   assertBindable(env.HOST, auth);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const metrics = new RunMetrics({ processMetrics: true });
-  const opened = await openApp({ env, logger, onEvent: (event) => metrics.observe(event) });
+  // On shutdown, running runs get 10 s to finish; the rest are cancelled with a readable answer.
+  const opened = await openApp({ env, logger, onEvent: (event) => metrics.observe(event), shutdownGraceMs: 10_000 });
   const server = await startServer({ runtime: opened.runtime, auth, host: env.HOST, port: env.PORT, logger, metrics }).catch(async (error: unknown) => {
     await opened.close();
     throw error;

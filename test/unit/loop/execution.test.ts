@@ -49,6 +49,17 @@ describe("execute_tools", () => {
     expect(shape(next.messages)).toEqual(["human", "ai:read_a+read_b", "tool:read_a:cancelled", "tool:read_b:cancelled", "ai", "human", "ai"]);
   });
 
+  it("cancels a running run when the runtime closes, so it ends with a recorded stop", async () => {
+    const harness = createHarness({ tools: testTools({ readDelayMs: 5_000 }), script: [callsMessage([{ name: "read_a", args: { query: "x" } }])] });
+    const threadId = await harness.runtime.createThread(harness.user);
+    const events = collectEvents(await harness.runtime.startRun({ threadId, message: "slow", user: harness.user }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await harness.runtime.close();
+    const collected = await events;
+    expect(collected.at(-1)).toMatchObject({ type: "run_finished", stopReason: "cancelled" });
+    expect(shape((await harness.state(threadId)).messages)).toEqual(["human", "ai:read_a", "tool:read_a:cancelled", "ai"]);
+  });
+
   it("masks personal data, caps a 1 MB result and keeps the raw result by call id", async () => {
     const harness = createHarness({ script: [callsMessage([{ name: "big", id: "big1" }]), answerMessage("ok")], options: { observationMaxChars: 2_000 } });
     const { threadId, messages } = await harness.ask("big");
