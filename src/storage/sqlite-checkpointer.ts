@@ -2,6 +2,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple, ChannelVersions } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Database } from "better-sqlite3";
+import { StatementCache } from "./statement-cache.js";
 
 const BLOBS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_checkpoint_blobs (
@@ -20,9 +21,12 @@ const KNOWN_KEYS_LIMIT = 100_000;
 export class ChannelSqliteSaver extends SqliteSaver {
   private readonly knownKeys = new Set<string>();
 
+  private readonly statements: StatementCache;
+
   constructor(db: Database) {
     super(db);
     db.exec(BLOBS_SCHEMA);
+    this.statements = new StatementCache(db);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions = {}): Promise<RunnableConfig> {
@@ -38,9 +42,19 @@ export class ChannelSqliteSaver extends SqliteSaver {
       rows.push([threadId, namespace, channel, String(version), type, serialized]);
       this.remember(key);
     }
-    const insert = this.db.prepare("INSERT OR IGNORE INTO opspilot_checkpoint_blobs VALUES (?, ?, ?, ?, ?, ?)");
-    this.db.transaction(() => rows.forEach((row) => insert.run(...row)))();
-    return super.put(config, { ...checkpoint, channel_values: {} }, metadata);
+    // The checkpoint row as SqliteSaver.put writes it, values left out, in one transaction with its blobs.
+    this.setup();
+    const [[type, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([this.serde.dumpsTyped({ ...checkpoint, channel_values: {} }), this.serde.dumpsTyped(metadata)]);
+    const parentId = config.configurable?.checkpoint_id as string | undefined;
+    const insertBlob = this.statements.get("INSERT OR IGNORE INTO opspilot_checkpoint_blobs VALUES (?, ?, ?, ?, ?, ?)");
+    const insertCheckpoint = this.statements.get(
+      "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.db.transaction(() => {
+      rows.forEach((row) => insertBlob.run(...row));
+      insertCheckpoint.run(threadId, namespace, checkpoint.id, parentId, type, serializedCheckpoint, serializedMetadata);
+    })();
+    return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -54,14 +68,14 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   override async deleteThread(threadId: string): Promise<void> {
     await super.deleteThread(threadId);
-    this.db.prepare("DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ?").run(threadId);
+    this.statements.get("DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ?").run(threadId);
     this.knownKeys.clear();
   }
 
   private async withValues(tuple: CheckpointTuple): Promise<CheckpointTuple> {
     const threadId = tuple.config.configurable?.thread_id as string;
     const namespace = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
-    const select = this.db.prepare("SELECT type, value FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?");
+    const select = this.statements.get("SELECT type, value FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?");
     const values = { ...tuple.checkpoint.channel_values };
     for (const [channel, version] of Object.entries(tuple.checkpoint.channel_versions)) {
       if (channel in values) continue;
@@ -72,8 +86,9 @@ export class ChannelSqliteSaver extends SqliteSaver {
   }
 
   private hasBlob(threadId: string, namespace: string, channel: string, version: string | number): boolean {
-    return this.db.prepare("SELECT 1 FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?").get(threadId, namespace, channel, String(version)) !== undefined;
+    return this.statements.get("SELECT 1 FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?").get(threadId, namespace, channel, String(version)) !== undefined;
   }
+
 
   private remember(key: string): void {
     if (this.knownKeys.size >= KNOWN_KEYS_LIMIT) this.knownKeys.clear();
