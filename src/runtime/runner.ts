@@ -19,7 +19,7 @@ import { maskSensitive } from "./sanitize.js";
 import { pendingInterrupt } from "./thread-state.js";
 import { startsNewRun } from "./run-info.js";
 import { endPause } from "./end-pause.js";
-import { SHUTDOWN_CANCEL_MS, settleWithin, watchCancelRequests } from "./run-lifecycle.js";
+import { LEASE_TTL_MS, SHUTDOWN_CANCEL_MS, settleWithin, watchLease } from "./run-lifecycle.js";
 import { toMessageView } from "./views.js";
 import type { MessageView } from "./api.js";
 
@@ -73,8 +73,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const { threadId } = options;
     await checkOwner(threadId, options.user);
     const leaseId = randomUUID();
-    const ttlMs = RunOptionsSchema.parse({ ...deps.defaults, ...options.runOptions }).maxWallTimeMs + 60_000;
-    if (!(await storage.acquireLease(threadId, leaseId, ttlMs))) throw new ThreadBusyError(threadId);
+    if (!(await storage.acquireLease(threadId, leaseId, LEASE_TTL_MS))) throw new ThreadBusyError(threadId);
     let plan: Plan;
     let seen: Set<string>;
     try {
@@ -88,7 +87,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
     const controller = cancellations.begin(threadId);
     const channel = new EventChannel<RunEvent>(deps.onEvent);
-    const stopWatching = watchCancelRequests({ storage, threadId, leaseId, controller, logger });
+    const stopWatching = watchLease({ storage, threadId, leaseId, controller, logger });
     let released = false;
     const release = async () => {
       if (released) return;

@@ -127,6 +127,10 @@ export class PostgresStorage implements Storage {
     return row?.run_id as string | undefined;
   }
 
+  async renewLease(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    await this.changes(`UPDATE opspilot_leases SET expires_at = ${NOW_MS} + $3 WHERE thread_id = $1 AND run_id = $2`, [threadId, runId, ttlMs]);
+  }
+
   async requestCancel(threadId: string): Promise<boolean> {
     await this.dropDeadLease(threadId);
     return (await this.changes("UPDATE opspilot_leases SET cancel_requested = true WHERE thread_id = $1", [threadId])) === 1;

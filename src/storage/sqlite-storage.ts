@@ -95,6 +95,10 @@ export class SqliteStorage implements Storage {
     return row?.run_id as string | undefined;
   }
 
+  async renewLease(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    this.statements.get("UPDATE opspilot_leases SET expires_at = ? WHERE thread_id = ? AND run_id = ?").run(Date.now() + ttlMs, threadId, runId);
+  }
+
   async requestCancel(threadId: string): Promise<boolean> {
     this.dropDeadLease(threadId, Date.now());
     return this.statements.get("UPDATE opspilot_leases SET cancel_requested = 1 WHERE thread_id = ?").run(threadId).changes === 1;

@@ -72,6 +72,8 @@ export interface ThreadStore {
   /** Takes the thread's run lease; false when another live run holds it. */
   acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean>;
   releaseLease(threadId: string, runId: string): Promise<void>;
+  /** Extends a lease this run still holds (heartbeat). */
+  renewLease(threadId: string, runId: string, ttlMs: number): Promise<void>;
   leaseHolder(threadId: string): Promise<string | undefined>;
   /** Asks the process holding the thread's lease to cancel its run; false when no run holds it. */
   requestCancel(threadId: string): Promise<boolean>;

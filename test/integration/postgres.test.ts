@@ -77,6 +77,8 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
     expect(await holder.storage.cancelRequested("lease-thread", winner)).toBe(false);
     expect(await loser.storage.requestCancel("lease-thread")).toBe(true);
     expect(await holder.storage.cancelRequested("lease-thread", winner)).toBe(true);
+    await holder.storage.renewLease("lease-thread", winner, 60_000);
+    expect(await loser.storage.acquireLease("lease-thread", "run-c", 60_000)).toBe(false);
     await holder.storage.releaseLease("lease-thread", winner);
     expect(await loser.storage.requestCancel("lease-thread")).toBe(false);
     expect(await loser.storage.leaseHolder("lease-thread")).toBeUndefined();
