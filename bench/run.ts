@@ -14,7 +14,7 @@ const quick = process.argv.includes("--quick");
 
 const stepCostOptions: StepCostOptions = { steps: 20, runs: quick ? 3 : 10, warmups: quick ? 1 : 2, payloads: ["small", "20kb"] };
 const loadOptions: LoadOptions = {
-  // 0 ms is the zero-latency model of the brief; 5 ms stands in for a networked model, which yields to I/O between steps.
+  // 0 ms is the zero-latency model of design §10; 5 ms stands in for a networked model, which yields to I/O between steps.
   modelDelaysMs: [0, 5],
   levels: [
     { concurrency: 1, runs: quick ? 5 : 20 },
