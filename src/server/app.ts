@@ -20,6 +20,8 @@ export interface CreateServerOptions {
   publicDir?: string;
   /** Run metrics served at `/metrics` in the Prometheus text format. */
   metrics?: RunMetrics;
+  /** Interval of the keep-alive comments on idle event streams (15 s by default). */
+  sseKeepAliveMs?: number;
 }
 
 /** Builds the Hono app: `/healthz`, the `/api` routes and the page. */
@@ -41,7 +43,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
     onError: (c) => errorResponse(c, 413, "body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`),
   }));
   app.use("/api/*", authenticate(options.auth));
-  app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger }));
+  app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   app.get("/api/records/summary", async (c) => {
     // Figures over every user's threads: the local user, or an admin when tokens are in use.
     if (requiresTokens(options.auth) && c.get("user").role !== "admin") return errorResponse(c, 403, "forbidden", "Only an admin may read the records summary.");

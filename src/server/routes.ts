@@ -11,13 +11,15 @@ export interface ThreadRoutesOptions {
   runtime: Runtime;
   /** Receives failures that clients only see as `internal`. */
   logger: ServerLogger;
+  /** Interval of the keep-alive comments on idle event streams (15 s by default). */
+  keepAliveMs?: number;
 }
 
 /**
  * The `/api/threads` routes. Refusals (unknown thread, busy, bad resume) come from the
  * runtime before any stream is opened, so they reach the error handler as 4xx responses.
  */
-export function threadRoutes({ runtime, logger }: ThreadRoutesOptions): Hono<AppEnv> {
+export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRoutesOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.post("/", async (c) => {
@@ -48,18 +50,18 @@ export function threadRoutes({ runtime, logger }: ThreadRoutesOptions): Hono<App
   routes.post("/:threadId/runs", async (c) => {
     const { message } = await readRunBody(c);
     const events = await runtime.startRun({ threadId: c.req.param("threadId"), message, user: c.get("user") });
-    return streamRunEvents(c, events, logger);
+    return streamRunEvents(c, events, { logger, keepAliveMs });
   });
 
   routes.post("/:threadId/resume", async (c) => {
     const resume = await readResumeBody(c);
     const events = await runtime.resumeRun({ threadId: c.req.param("threadId"), resume, user: c.get("user") });
-    return streamRunEvents(c, events, logger);
+    return streamRunEvents(c, events, { logger, keepAliveMs });
   });
 
   routes.post("/:threadId/recover", async (c) => {
     const events = await runtime.recoverRun(c.req.param("threadId"), c.get("user"));
-    return streamRunEvents(c, events, logger);
+    return streamRunEvents(c, events, { logger, keepAliveMs });
   });
 
   routes.post("/:threadId/cancel", async (c) => {

@@ -5,12 +5,18 @@ import type { ServerLogger } from "./http-errors.js";
 
 /**
  * Streams a run's events as SSE frames (`event:` type, `id:` per-thread seq, JSON `data:`).
- * When the client goes away the events are still drained to the end, because the run and
+ * Idle streams get a `: keep-alive` comment every `keepAliveMs`. When the client goes away
+ * the events are still drained to the end, because the run and
  * its recording continue; a client catches up with `GET /events?after=<last id>`.
  */
-export function streamRunEvents(c: Context, events: AsyncIterable<RunEvent>, logger: ServerLogger): Response {
+export function streamRunEvents(c: Context, events: AsyncIterable<RunEvent>, options: { logger: ServerLogger; keepAliveMs: number }): Response {
+  const { logger } = options;
   c.header("X-Accel-Buffering", "no");
   return streamSSE(c, async (stream) => {
+    // A comment frame while a long model call or tool runs, so proxies do not close an idle stream.
+    const keepAlive = setInterval(() => {
+      if (!stream.aborted) stream.write(": keep-alive\n\n").catch(() => undefined);
+    }, options.keepAliveMs);
     try {
       for await (const event of events) {
         if (stream.aborted) continue;
@@ -21,6 +27,8 @@ export function streamRunEvents(c: Context, events: AsyncIterable<RunEvent>, log
       if (!stream.aborted) {
         await stream.writeSSE({ event: "error", data: JSON.stringify({ error: { code: "internal", message: "Internal error" } }) });
       }
+    } finally {
+      clearInterval(keepAlive);
     }
   });
 }
