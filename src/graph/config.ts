@@ -1,6 +1,9 @@
 import { z } from "zod";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
+/** Cap on an observation's text when a run's options are not at hand. */
+export const DEFAULT_OBSERVATION_MAX_CHARS = 4_000;
+
 /** Limits and options of one run, read from `config.configurable`; every field has a default. */
 export const RunOptionsSchema = z.object({
   userId: z.string().min(1).default("local").describe("User on whose behalf the run acts"),
@@ -17,7 +20,7 @@ export const RunOptionsSchema = z.object({
     .array(z.string())
     .optional()
     .describe("Serial step mode: step n exposes only stepTools[n-1] (the last entry repeats); other tools are skipped"),
-  observationMaxChars: z.number().int().min(200).default(4_000).describe("Cap on the text of one observation"),
+  observationMaxChars: z.number().int().min(200).default(DEFAULT_OBSERVATION_MAX_CHARS).describe("Cap on the text of one observation"),
 });
 
 /** Limits and options of one run. */

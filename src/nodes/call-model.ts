@@ -9,7 +9,7 @@ import { InvariantViolationError } from "../errors.js";
 import { checkPairing, pairingHolds, proposedCalls } from "../runtime/pairing.js";
 import { newRunInfo, startsNewRun } from "../runtime/run-info.js";
 import { repairAbandonedCalls } from "../runtime/abandoned-calls.js";
-import { modelFailureMessage } from "../runtime/stop-message.js";
+import { cancelledStop, modelFailureMessage } from "../runtime/stop-message.js";
 import { exposedTools } from "../runtime/serial-mode.js";
 import type { CancellationRegistry } from "../runtime/cancellation.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -37,7 +37,7 @@ export function makeCallModel(deps: CallModelDeps) {
     const reset: AgentStateUpdate = fresh ? { batch: null, stop: null } : {};
     if (fresh) await deps.recorder.recordRunStart({ runId: run.runId, threadId, userId: userOf(options).id, startedAt: run.startedAt });
     const signal = deps.cancellations.signalFor(threadId);
-    if (signal.aborted) return { ...reset, run, stop: cancelledStop(run) };
+    if (signal.aborted) return { ...reset, run, stop: cancelledStop(run.language) };
 
     const repair = fresh ? repairAbandonedCalls(state.messages, options.observationMaxChars) : undefined;
     const history = repair?.history ?? state.messages;
@@ -55,7 +55,7 @@ export function makeCallModel(deps: CallModelDeps) {
       response = normalizeModelMessage(raw as AIMessage, { usedIds: usedIds(history) });
     } catch (error) {
       if (isGraphBubbleUp(error)) throw error;
-      if (signal.aborted) return { ...reset, messages: repaired, run, stop: cancelledStop(run) };
+      if (signal.aborted) return { ...reset, messages: repaired, run, stop: cancelledStop(run.language) };
       const failed = modelFailureMessage(error, run.language);
       await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "error", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
       return { ...reset, messages: [...repaired, failed], run: { ...run, steps: step, lastActiveAt: Date.now() }, stop: { reason: "error", detail: String(failed.content) } };
@@ -93,10 +93,6 @@ function usedIds(messages: AgentStateType["messages"]): Set<string> {
 
 function cost(options: RunOptions, inputTokens: number, outputTokens: number): number {
   return (inputTokens * options.inputPricePerMillion + outputTokens * options.outputPricePerMillion) / 1_000_000;
-}
-
-function cancelledStop(run: RunInfo) {
-  return { reason: "cancelled" as const, detail: run.language === "zh" ? "运行已被取消。" : "The run was cancelled." };
 }
 
 function emptyAnswer(response: AIMessage, run: RunInfo): AIMessage {

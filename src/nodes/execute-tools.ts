@@ -7,6 +7,7 @@ import type { CancellationRegistry } from "../runtime/cancellation.js";
 import { runCall, type CallOutcome } from "../runtime/run-call.js";
 import { runWrite } from "../runtime/run-write.js";
 import { toolMessage } from "../runtime/tool-message.js";
+import { cancelledStop } from "../runtime/stop-message.js";
 import type { ErrorCode } from "../runtime/observation.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
@@ -64,7 +65,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
     });
 
     await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes });
-    const stop = signal.aborted ? { reason: "cancelled" as const, detail: run.language === "zh" ? "运行已被取消。" : "The run was cancelled." } : null;
+    const stop = signal.aborted ? cancelledStop(run.language) : null;
     return { messages, batch: { ...batch, calls }, run: { ...run, failsInRow, lastActiveAt: Date.now() }, ...(stop ? { stop } : {}) };
   };
 }

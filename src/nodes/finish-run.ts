@@ -3,9 +3,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import type { ObservationMeta } from "../runtime/observation.js";
-import { lastAssistant, answeredIds, proposedCalls } from "../runtime/pairing.js";
+import { unansweredCalls } from "../runtime/pairing.js";
 import { stopSummary, type Finding } from "../runtime/stop-message.js";
-import { toolMessage } from "../runtime/tool-message.js";
+import { notExecuted } from "../runtime/tool-message.js";
 import type { Recorder } from "../storage/types.js";
 
 /**
@@ -18,16 +18,11 @@ export function makeFinishRun(deps: { recorder: Recorder }) {
     const options = readRunOptions(config);
     const run = state.run!;
     const stop = state.stop!;
-    const answered = answeredIds(state.messages);
-    const assistant = lastAssistant(state.messages);
-    const unanswered = assistant ? proposedCalls(assistant).filter((call) => !answered.has(call.id)) : [];
     const errorCode = stop.reason === "cancelled" ? "cancelled" : "skipped";
-    const notExecuted = unanswered.map((call) =>
-      toolMessage({ callId: call.id, tool: call.name, observation: { ok: false, errorCode, message: `Not executed: ${stop.detail}` }, durationMs: 0, attempts: 0, maxChars: options.observationMaxChars }),
-    );
+    const results = notExecuted(unansweredCalls(state.messages), { errorCode, message: `Not executed: ${stop.detail}` }, options.observationMaxChars);
     const summary = stopSummary({ reason: stop.reason, detail: stop.detail, language: run.language, findings: findingsOfRun(state.messages) });
     await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: stop.reason, steps: run.steps, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
-    return { messages: [...notExecuted, summary], batch: null };
+    return { messages: [...results, summary], batch: null };
   };
 }
 

@@ -1,6 +1,6 @@
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import { answeredIds, proposedCalls } from "./pairing.js";
-import { toolMessage } from "./tool-message.js";
+import { unansweredCalls } from "./pairing.js";
+import { notExecuted } from "./tool-message.js";
 
 /**
  * When a new user message arrives on a thread whose previous run stopped mid-batch outside
@@ -12,19 +12,9 @@ export function repairAbandonedCalls(messages: readonly BaseMessage[], maxChars:
   const last = messages[messages.length - 1];
   if (!last || !HumanMessage.isInstance(last)) return undefined;
   const earlier = messages.slice(0, -1);
-  const answered = answeredIds(earlier);
-  const abandoned = earlier.flatMap((message) => proposedCalls(message)).filter((call) => !answered.has(call.id));
+  const abandoned = unansweredCalls(earlier);
   if (abandoned.length === 0) return undefined;
-  const results = abandoned.map((call) =>
-    toolMessage({
-      callId: call.id,
-      tool: call.name,
-      observation: { ok: false, errorCode: "cancelled", message: "Not executed: the run that proposed this call stopped before it ran." },
-      durationMs: 0,
-      attempts: 0,
-      maxChars,
-    }),
-  );
+  const results = notExecuted(abandoned, { errorCode: "cancelled", message: "Not executed: the run that proposed this call stopped before it ran." }, maxChars);
   // The reducer keeps a re-added id in its old place, so the message moves under a new id.
   const moved = new HumanMessage({ id: `${last.id ?? "user"}-after-repair`, content: last.content });
   const update = [...(last.id ? [new RemoveMessage({ id: last.id })] : []), ...results, moved];

@@ -8,8 +8,9 @@ import type { RunEvent, RunEventBody } from "./events.js";
 import type { EventChannel } from "./event-channel.js";
 import { pendingInterrupt } from "./thread-state.js";
 import { eventsForMessage } from "./views.js";
-import { answeredIds, lastAssistant, proposedCalls } from "./pairing.js";
-import { toolMessage } from "./tool-message.js";
+import { unansweredCalls } from "./pairing.js";
+import { notExecuted } from "./tool-message.js";
+import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import type { StopReason } from "./stop-reasons.js";
 import type { RuntimeLogger } from "./logger.js";
 
@@ -100,12 +101,7 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
   const state = snapshot?.values as AgentStateType | undefined;
   const messages = state?.messages ?? [];
   const zh = state?.run?.language === "zh";
-  const answered = answeredIds(messages);
-  const assistant = lastAssistant(messages);
-  const unanswered = assistant ? proposedCalls(assistant).filter((call) => !answered.has(call.id)) : [];
-  const repairs: BaseMessage[] = unanswered.map((call) =>
-    toolMessage({ callId: call.id, tool: call.name, observation: { ok: false, errorCode: "internal", message: "Not executed: the run failed." }, durationMs: 0, attempts: 0, maxChars: 4_000 }),
-  );
+  const repairs: BaseMessage[] = notExecuted(unansweredCalls(messages), { errorCode: "internal", message: "Not executed: the run failed." }, DEFAULT_OBSERVATION_MAX_CHARS);
   const content = zh ? "抱歉，这次运行出现内部错误，已停止。您可以再试一次。" : "Sorry, this run hit an internal error and stopped. You can try again.";
   repairs.push(new AIMessage({ id: `error-${options.runId}-${Date.now()}`, content }));
   if (snapshot) {

@@ -3,10 +3,12 @@ import type { OpsPilotGraph } from "../graph/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { RunEvent } from "./events.js";
-import { waitingCalls } from "./resume.js";
+import { unansweredCalls } from "./pairing.js";
+import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
+import { LEASE_TTL_MS } from "./run-lifecycle.js";
 import { stopSummary } from "./stop-message.js";
 import { pendingInterrupt } from "./thread-state.js";
-import { toolMessage } from "./tool-message.js";
+import { notExecuted } from "./tool-message.js";
 import { eventsForMessage } from "./views.js";
 
 /**
@@ -17,7 +19,7 @@ import { eventsForMessage } from "./views.js";
 export async function endPause(options: { graph: OpsPilotGraph; storage: Storage; threadId: string; onEvent?: (event: RunEvent) => void }): Promise<boolean> {
   const { graph, storage, threadId } = options;
   const leaseId = randomUUID();
-  if (!(await storage.acquireLease(threadId, leaseId, 60_000))) return false;
+  if (!(await storage.acquireLease(threadId, leaseId, LEASE_TTL_MS))) return false;
   try {
     const config = { configurable: { thread_id: threadId } };
     const snapshot = await graph.getState(config);
@@ -25,9 +27,8 @@ export async function endPause(options: { graph: OpsPilotGraph; storage: Storage
     if (!pendingInterrupt(snapshot) || !state.run) return false;
     const run = state.run;
     const zh = run.language === "zh";
-    const results = waitingCalls(state.batch).map((call) =>
-      toolMessage({ callId: call.callId, tool: call.tool, observation: { ok: false, errorCode: "cancelled", message: "Not executed: the user stopped the run while it waited." }, durationMs: 0, attempts: 0, maxChars: 4_000 }),
-    );
+    // In a pause, the calls without a result are exactly the waiting ones.
+    const results = notExecuted(unansweredCalls(state.messages), { errorCode: "cancelled", message: "Not executed: the user stopped the run while it waited." }, DEFAULT_OBSERVATION_MAX_CHARS);
     const detail = zh ? "运行在等待您时被停止。" : "The run was stopped while it waited for you.";
     const summary = stopSummary({ reason: "cancelled", detail, language: run.language, findings: [] });
     await graph.updateState(config, { messages: [...results, summary], batch: null, stop: { reason: "cancelled", detail } }, "finish_run");

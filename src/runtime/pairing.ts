@@ -63,6 +63,12 @@ export function lastAssistant(messages: readonly BaseMessage[]): AIMessage | und
 }
 
 /** Ids of ToolMessages already in the history. */
-export function answeredIds(messages: readonly BaseMessage[]): Set<string> {
+function answeredIds(messages: readonly BaseMessage[]): Set<string> {
   return new Set(messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));
+}
+
+/** Calls proposed in `messages` that no ToolMessage answers yet, in order. */
+export function unansweredCalls(messages: readonly BaseMessage[]): ProposedCall[] {
+  const answered = answeredIds(messages);
+  return messages.flatMap((message) => proposedCalls(message)).filter((call) => !answered.has(call.id));
 }

@@ -42,6 +42,11 @@ export function stopSummary(options: { reason: StopReason; detail: string; langu
   return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
 }
 
+/** The stop of a run cancelled by the user. */
+export function cancelledStop(language: Language): { reason: "cancelled"; detail: string } {
+  return { reason: "cancelled", detail: language === "zh" ? "运行已被取消。" : "The run was cancelled." };
+}
+
 /** The assistant message for a model call that failed after retries: readable, no internals. */
 export function modelFailureMessage(error: unknown, language: Language): AIMessage {
   const status = (error as { status?: unknown } | null)?.status;

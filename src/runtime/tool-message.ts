@@ -1,5 +1,6 @@
 import { ToolMessage } from "@langchain/core/messages";
-import type { Observation, ObservationMeta } from "./observation.js";
+import type { ErrorCode, Observation, ObservationMeta } from "./observation.js";
+import type { ProposedCall } from "./pairing.js";
 import { boundObservation } from "./sanitize.js";
 
 /** Builds the one ToolMessage of a call: bounded, masked content and its metadata as the artifact. */
@@ -22,6 +23,11 @@ export function toolMessage(options: { callId: string; tool: string; observation
     status: meta.ok ? "success" : "error",
     artifact: meta,
   });
+}
+
+/** The results of calls that will not run: one failed observation each, with the same message. */
+export function notExecuted(calls: readonly ProposedCall[], failure: { errorCode: ErrorCode; message: string }, maxChars: number): ToolMessage[] {
+  return calls.map((call) => toolMessage({ callId: call.id, tool: call.name, observation: { ok: false, ...failure }, durationMs: 0, attempts: 0, maxChars }));
 }
 
 /** One line describing an observation, for the step bar, the records and stop summaries. */
