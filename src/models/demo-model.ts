@@ -8,7 +8,8 @@ import type { Runnable } from "@langchain/core/runnables";
 import { writeAnswer } from "./demo/answer.js";
 import { detectIntent } from "./demo/intent.js";
 import { planNextCalls } from "./demo/plan.js";
-import { readTurn, textOf } from "./demo/turn.js";
+import { readTurn } from "./demo/turn.js";
+import { textOf } from "./message-text.js";
 
 /** Options of the demo model. */
 export interface DemoChatModelOptions extends BaseChatModelParams {

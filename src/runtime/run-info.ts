@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunInfo } from "../graph/state.js";
 import { detectLanguage } from "./language.js";
+import { textOf } from "../models/message-text.js";
 
 /** Whether the latest message is the user's, so a new run starts. */
 export function startsNewRun(messages: readonly BaseMessage[]): boolean {
@@ -29,8 +30,5 @@ export function newRunInfo(messages: readonly BaseMessage[], runId: string | und
 
 /** The plain text of a message's content. */
 export function messageText(message: BaseMessage): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content
-    .map((part) => (typeof part === "string" ? part : part.type === "text" ? String((part as { text?: unknown }).text ?? "") : ""))
-    .join("");
+  return textOf(message.content);
 }

@@ -1,4 +1,5 @@
-import type { BaseMessage, MessageContent } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import { textOf } from "../message-text.js";
 
 /** An observation as the model reads it from a ToolMessage (design §2.2). */
 export type SeenObservation =
@@ -76,10 +77,4 @@ export function parseObservation(content: string): SeenObservation {
     // Falls through: not JSON.
   }
   return { ok: false, errorCode: "unreadable", message: content.slice(0, 200) };
-}
-
-/** Plain text of message content (string or content blocks). */
-export function textOf(content: MessageContent): string {
-  if (typeof content === "string") return content;
-  return content.map((block) => (typeof block === "string" ? block : block.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
 }
