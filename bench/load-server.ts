@@ -5,8 +5,8 @@
  * listening; stops when its stdin closes, or after a hard limit.
  */
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { createApp } from "../src/app.js";
-import { loadEnv } from "../src/env.js";
+import { createApp } from "../src/app/assemble.js";
+import { loadEnv } from "../src/config/env.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../src/models/scripted-model.js";
 import { startServer } from "../src/server/start.js";
 

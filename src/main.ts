@@ -1,4 +1,4 @@
-import { loadDotEnv } from "./env.js";
+import { loadDotEnv } from "./config/env.js";
 import { runServerProcess } from "./server/start.js";
 
 loadDotEnv();

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { KNOWN_ROLES } from "../env.js";
+import { KNOWN_ROLES } from "../config/env.js";
 import type { RunUser } from "../tools/types.js";
 import { CliUsageError } from "./cli-error.js";
 

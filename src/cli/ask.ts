@@ -1,4 +1,4 @@
-import { ThreadPausedError } from "../errors.js";
+import { ThreadPausedError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError } from "./cli-error.js";
 import { EventRenderer } from "./render.js";

@@ -1,4 +1,4 @@
-import { OpsPilotError } from "../errors.js";
+import { OpsPilotError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError, reportError } from "./cli-error.js";
 import { EventRenderer } from "./render.js";

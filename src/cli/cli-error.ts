@@ -1,4 +1,4 @@
-import { OpsPilotError } from "../errors.js";
+import { OpsPilotError } from "../contracts/errors.js";
 
 /** The command line itself is wrong (unknown flag, missing question, flags that do not fit the pause). */
 export class CliUsageError extends OpsPilotError {

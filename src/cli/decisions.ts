@@ -1,4 +1,4 @@
-import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../runtime/interrupts.js";
+import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../contracts/pause.js";
 import type { DecisionFlags } from "./args.js";
 import { CliUsageError } from "./cli-error.js";
 

@@ -1,4 +1,4 @@
-import { loadDotEnv } from "../env.js";
+import { loadDotEnv } from "../config/env.js";
 import { runCli } from "./run-cli.js";
 
 loadDotEnv();

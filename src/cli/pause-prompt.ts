@@ -1,4 +1,4 @@
-import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../runtime/interrupts.js";
+import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../contracts/pause.js";
 import { readArgsJson, readParamValue } from "./decisions.js";
 import { compactJson } from "./format.js";
 import type { Prompter } from "./prompter.js";

@@ -1,4 +1,4 @@
-import type { InterruptValue, WaitingCall } from "../runtime/interrupts.js";
+import type { InterruptValue, WaitingCall } from "../contracts/pause.js";
 import { compactJson, shellQuote } from "./format.js";
 import type { Style } from "./style.js";
 

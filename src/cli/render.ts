@@ -1,6 +1,6 @@
-import type { MessageView } from "../runtime/api.js";
-import type { RunEvent } from "../runtime/events.js";
-import type { StopReason } from "../runtime/stop-reasons.js";
+import type { MessageView } from "../service/runtime.js";
+import type { RunEvent } from "../contracts/events.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
 import { compactJson, formatDuration, indent } from "./format.js";
 import { describePause } from "./pause.js";
 import type { Style } from "./style.js";

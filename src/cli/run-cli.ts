@@ -1,4 +1,4 @@
-import { openApp, type App } from "../app.js";
+import { openApp, type App } from "../app/assemble.js";
 import { parseCliArgs, type CliArgs } from "./args.js";
 import { runAsk } from "./ask.js";
 import { runChat } from "./chat.js";

@@ -1,9 +1,9 @@
 import type { RunOptionsInput } from "../graph/config.js";
-import { ResumeRejectedError } from "../errors.js";
-import type { Runtime } from "../runtime/api.js";
-import type { RunEvent } from "../runtime/events.js";
-import { InterruptValueSchema, type InterruptValue } from "../runtime/interrupts.js";
-import type { StopReason } from "../runtime/stop-reasons.js";
+import { ResumeRejectedError } from "../contracts/errors.js";
+import type { Runtime } from "../service/runtime.js";
+import type { RunEvent } from "../contracts/events.js";
+import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../tools/types.js";
 import { resumeInstructions } from "./pause.js";
 import { promptResume } from "./pause-prompt.js";

@@ -1,5 +1,5 @@
-import { NotPausedError, ThreadBusyError } from "../errors.js";
-import type { ThreadView } from "../runtime/api.js";
+import { NotPausedError, ThreadBusyError } from "../contracts/errors.js";
+import type { ThreadView } from "../service/runtime.js";
 import type { DecisionFlags } from "./args.js";
 import { decisionsFromFlags } from "./decisions.js";
 import { describePause } from "./pause.js";

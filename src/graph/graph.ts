@@ -9,7 +9,7 @@ import { makeValidateCalls } from "../nodes/validate-calls.js";
 import { makeReviewCalls } from "../nodes/review-calls.js";
 import { makeExecuteTools } from "../nodes/execute-tools.js";
 import { makeFinishRun } from "../nodes/finish-run.js";
-import { CancellationRegistry } from "../runtime/cancellation.js";
+import { CancellationRegistry } from "../service/cancellation.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Storage } from "../storage/types.js";
 

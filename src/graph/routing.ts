@@ -1,6 +1,6 @@
 import { END } from "@langchain/langgraph";
 import type { AgentStateType } from "./state.js";
-import { waitingCalls } from "../runtime/resume.js";
+import { waitingCalls } from "./pause.js";
 
 /** After `call_model`: tool calls go to the guard; an answer or a failed model call ends; a cancel finishes. */
 export function routeAfterModel(state: AgentStateType): "guard_calls" | "finish_run" | typeof END {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { registry } from "@langchain/langgraph/zod";
-import type { ErrorCode } from "../runtime/observation.js";
-import type { StopReason } from "../runtime/stop-reasons.js";
-import type { MissingField } from "../runtime/interrupts.js";
+import type { ErrorCode } from "../contracts/observation.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
+import type { MissingField } from "../contracts/pause.js";
 
 /** Bookkeeping of the current run; reset when a new user message starts a run. */
 export interface RunInfo {

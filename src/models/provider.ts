@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ConfigError } from "../errors.js";
-import type { Env } from "../env.js";
+import { ConfigError } from "../contracts/errors.js";
+import type { Env } from "../config/env.js";
 import { DemoChatModel } from "./demo-model.js";
 import { createOpenAIChatModel } from "./openai-model.js";
 

@@ -3,12 +3,12 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions } from "../graph/config.js";
 import { threadIdOf, userOf } from "../graph/context.js";
 import type { AgentStateType, AgentStateUpdate, PlannedCall } from "../graph/state.js";
-import type { CancellationRegistry } from "../runtime/cancellation.js";
-import { runCall, type CallOutcome } from "../runtime/run-call.js";
-import { runWrite } from "../runtime/run-write.js";
-import { toolMessage } from "../runtime/tool-message.js";
-import { cancelledStop } from "../runtime/stop-message.js";
-import type { ErrorCode } from "../runtime/observation.js";
+import type { CancellationRegistry } from "../service/cancellation.js";
+import { runCall, type CallOutcome } from "../execution/call-tool.js";
+import { runWrite } from "../execution/write-journal.js";
+import { toolMessage } from "../execution/tool-message.js";
+import { cancelledStop } from "../graph/stop-message.js";
+import type { ErrorCode } from "../contracts/observation.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
 

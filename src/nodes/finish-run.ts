@@ -2,10 +2,10 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import type { ObservationMeta } from "../runtime/observation.js";
-import { unansweredCalls } from "../runtime/pairing.js";
-import { stopSummary, type Finding } from "../runtime/stop-message.js";
-import { notExecuted } from "../runtime/tool-message.js";
+import type { ObservationMeta } from "../contracts/observation.js";
+import { unansweredCalls } from "../graph/pairing.js";
+import { stopSummary, type Finding } from "../graph/stop-message.js";
+import { notExecuted } from "../execution/tool-message.js";
 import type { Recorder } from "../storage/types.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { fingerprint } from "../runtime/canonical.js";
-import { checkLimits } from "../runtime/limits.js";
-import { lastAssistant, proposedCalls } from "../runtime/pairing.js";
+import { fingerprint } from "../contracts/canonical.js";
+import { checkLimits } from "../graph/guard.js";
+import { lastAssistant, proposedCalls } from "../graph/pairing.js";
 
 const RECENT_STEPS_KEPT = 8;
 

@@ -1,6 +1,6 @@
 import { interrupt } from "@langchain/langgraph";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { applyResume, buildInterrupt } from "../runtime/resume.js";
+import { applyResume, buildInterrupt } from "../graph/pause.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";

@@ -2,9 +2,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import { userOf } from "../graph/context.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { lastAssistant, proposedCalls } from "../runtime/pairing.js";
-import { planCall } from "../runtime/plan-call.js";
-import { allowedToolForStep } from "../runtime/serial-mode.js";
+import { lastAssistant, proposedCalls } from "../graph/pairing.js";
+import { planCall } from "../graph/validation.js";
+import { allowedToolForStep } from "../graph/serial-mode.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** `validate_calls`: decides every proposed call's status; pure, no side effects. */

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Runtime } from "../runtime/api.js";
-import type { RunMetrics } from "../runtime/metrics.js";
+import type { Runtime } from "../service/runtime.js";
+import type { RunMetrics } from "../service/metrics.js";
 import { authenticate, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { consoleLogger, errorResponse, makeErrorHandler, type ServerLogger } from "./http-errors.js";

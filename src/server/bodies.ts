@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { RequestError } from "./http-errors.js";
-import { ResumeValueSchema, type ResumeValue } from "../runtime/interrupts.js";
+import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
 
 /** Longest message a run accepts, in characters. */
 export const MAX_MESSAGE_CHARS = 8_000;

@@ -1,8 +1,8 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Env } from "../env.js";
-import { OpsPilotError } from "../errors.js";
+import type { Env } from "../config/env.js";
+import { OpsPilotError } from "../contracts/errors.js";
 
 /** The JSON body of every error response: a stable code and a sentence, never a stack. */
 export interface ErrorBody {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Runtime } from "../runtime/api.js";
+import type { Runtime } from "../service/runtime.js";
 import type { AppEnv } from "./auth.js";
 import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
 import { errorResponse, type ServerLogger } from "./http-errors.js";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { RunEvent } from "../runtime/events.js";
+import type { RunEvent } from "../contracts/events.js";
 import type { ServerLogger } from "./http-errors.js";
 
 /**

@@ -1,13 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { loadEnv, type Env } from "../env.js";
-import { ConfigError, OpsPilotError } from "../errors.js";
+import { loadEnv, type Env } from "../config/env.js";
+import { ConfigError, OpsPilotError } from "../contracts/errors.js";
 import { isLoopback } from "../models/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
-import { openApp } from "../app.js";
+import { openApp } from "../app/assemble.js";
 import { requiresTokens, type ServerAuth } from "./auth.js";
 import { consoleLogger } from "./http-errors.js";
-import { RunMetrics } from "../runtime/metrics.js";
+import { RunMetrics } from "../service/metrics.js";
 
 /** Where and how to bind, besides what the app is built from. */
 export interface StartServerOptions extends CreateServerOptions {

@@ -1,4 +1,4 @@
-import type { Observation } from "../runtime/observation.js";
+import type { Observation } from "../contracts/observation.js";
 import type { JournalEntry } from "./types.js";
 
 /** A journal row (same columns in SQLite and PostgreSQL) as a `JournalEntry`. */

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../contracts/errors.js";
 import { preparePostgresSchema, withSetupLock } from "./postgres-schema.js";
 import { PostgresStorage } from "./postgres-storage.js";
 

@@ -5,8 +5,8 @@ import { summarize } from "./summary.js";
 import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
-import type { Observation } from "../runtime/observation.js";
-import type { RunEvent, RunEventBody } from "../runtime/events.js";
+import type { Observation } from "../contracts/observation.js";
+import type { RunEvent, RunEventBody } from "../contracts/events.js";
 
 type Row = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
-import type { Observation, ErrorCode } from "../runtime/observation.js";
-import type { RunEvent, RunEventBody } from "../runtime/events.js";
-import type { StopReason } from "../runtime/stop-reasons.js";
+import type { Observation, ErrorCode } from "../contracts/observation.js";
+import type { RunEvent, RunEventBody } from "../contracts/events.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
 
 /** A write call's journal entry (design §2.6). */
 export interface JournalEntry {

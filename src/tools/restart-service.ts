@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { OpsStore } from "./ops-store.js";
-import { ASK_ENVIRONMENT, environmentField, serviceField, throwIfCancelled, WRITE_TIMEOUT_MS } from "./ops-tool-fields.js";
+import type { OpsStore } from "./demo-ops/store.js";
+import { ASK_ENVIRONMENT, environmentField, serviceField, throwIfCancelled, WRITE_TIMEOUT_MS } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
 const schema = z.object({

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { LOG_LEVELS } from "./data/index.js";
-import type { OpsStore } from "./ops-store.js";
-import { ASK_ENVIRONMENT, environmentField, READ_TIMEOUT_MS, serviceField, throwIfCancelled } from "./ops-tool-fields.js";
+import { LOG_LEVELS } from "./demo-ops/data/index.js";
+import type { OpsStore } from "./demo-ops/store.js";
+import { ASK_ENVIRONMENT, environmentField, READ_TIMEOUT_MS, serviceField, throwIfCancelled } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
 const schema = z.object({

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
-import { loadEnv } from "../../src/env.js";
+import { createApp } from "../../src/app/assemble.js";
+import { loadEnv } from "../../src/config/env.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
-import { collectEvents } from "../../src/runtime/runner.js";
+import { collectEvents } from "../../src/service/create-runtime.js";
 import { testTools } from "../fixtures/test-tools.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-cancel-"));

@@ -8,8 +8,8 @@ import { createPrompter } from "../../src/cli/prompter.js";
 import { EventRenderer } from "../../src/cli/render.js";
 import { SigintRouter } from "../../src/cli/sigint.js";
 import { createStyle } from "../../src/cli/style.js";
-import type { RunEvent } from "../../src/runtime/events.js";
-import type { InterruptValue, WaitingCall } from "../../src/runtime/interrupts.js";
+import type { RunEvent } from "../../src/contracts/events.js";
+import type { InterruptValue, WaitingCall } from "../../src/contracts/pause.js";
 
 const style = createStyle(false);
 const ENVIRONMENT = { name: "environment", description: "Which environment?", enum: ["prod", "staging"] };

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
+import { createApp } from "../../src/app/assemble.js";
 import { ptyAvailable, startCliInPty } from "../fixtures/cli-process.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";

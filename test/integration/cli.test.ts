@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
-import { RunEventSchema, type RunEvent } from "../../src/runtime/events.js";
+import { createApp } from "../../src/app/assemble.js";
+import { RunEventSchema, type RunEvent } from "../../src/contracts/events.js";
 import { runCliProcess, startCli, type CliResult } from "../fixtures/cli-process.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";

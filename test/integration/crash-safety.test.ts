@@ -6,8 +6,8 @@ import BetterSqlite3 from "better-sqlite3";
 import { ChannelSqliteSaver } from "../../src/storage/sqlite-checkpointer.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { OpsStore } from "../../src/tools/index.js";
-import { checkPairing, pairingHolds } from "../../src/runtime/pairing.js";
-import type { RunEvent } from "../../src/runtime/events.js";
+import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
+import type { RunEvent } from "../../src/contracts/events.js";
 import { KILL_POINTS } from "../fixtures/kill-points.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-crash-"));

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type App } from "../../src/app.js";
-import { loadEnv } from "../../src/env.js";
-import type { RunEvent } from "../../src/runtime/events.js";
-import type { InterruptValue } from "../../src/runtime/interrupts.js";
-import { checkPairing, pairingHolds } from "../../src/runtime/pairing.js";
-import { collectEvents } from "../../src/runtime/runner.js";
+import { createApp, type App } from "../../src/app/assemble.js";
+import { loadEnv } from "../../src/config/env.js";
+import type { RunEvent } from "../../src/contracts/events.js";
+import type { InterruptValue } from "../../src/contracts/pause.js";
+import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
+import { collectEvents } from "../../src/service/create-runtime.js";
 
 const user = { id: "local", role: "operator" };
 const directory = mkdtempSync(join(tmpdir(), "opspilot-demo-"));

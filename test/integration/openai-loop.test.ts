@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createChatModel } from "../../src/models/provider.js";
-import { collectEvents } from "../../src/runtime/runner.js";
-import type { RunEvent } from "../../src/runtime/events.js";
-import type { InterruptValue } from "../../src/runtime/interrupts.js";
-import { createApp, type App } from "../../src/app.js";
-import { loadEnv } from "../../src/env.js";
+import { collectEvents } from "../../src/service/create-runtime.js";
+import type { RunEvent } from "../../src/contracts/events.js";
+import type { InterruptValue } from "../../src/contracts/pause.js";
+import { createApp, type App } from "../../src/app/assemble.js";
+import { loadEnv } from "../../src/config/env.js";
 import { startOpenAIServer, type OpenAITestServer, type RecordedRequest, type WireMessage } from "../fixtures/openai-server.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";

@@ -6,7 +6,7 @@ import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InterruptValueSchema } from "../../src/runtime/interrupts.js";
+import { InterruptValueSchema } from "../../src/contracts/pause.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ToolError } from "../../../src/errors.js";
+import { ToolError } from "../../../src/contracts/errors.js";
 import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
-import { collectEvents } from "../../../src/runtime/runner.js";
+import { collectEvents } from "../../../src/service/create-runtime.js";
 import { defineTool } from "../../../src/tools/types.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";

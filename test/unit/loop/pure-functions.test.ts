@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { RunOptionsSchema, recursionLimitFor } from "../../../src/graph/config.js";
 import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "../../../src/graph/routing.js";
 import type { AgentStateType, PlannedCall, RunInfo } from "../../../src/graph/state.js";
-import { argsHash, canonicalJson, fingerprint } from "../../../src/runtime/canonical.js";
-import { checkLimits } from "../../../src/runtime/limits.js";
-import { checkPairing } from "../../../src/runtime/pairing.js";
-import { maskSensitive } from "../../../src/runtime/sanitize.js";
+import { argsHash, canonicalJson, fingerprint } from "../../../src/contracts/canonical.js";
+import { checkLimits } from "../../../src/graph/guard.js";
+import { checkPairing } from "../../../src/graph/pairing.js";
+import { maskSensitive } from "../../../src/execution/sanitize.js";
 
 const ai = (ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "t", args: {}, type: "tool_call" as const })) });
 const tool = (id: string) => new ToolMessage({ tool_call_id: id, content: "{}" });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { EnvSchema, loadEnv } from "../../../src/env.js";
-import { ConfigError } from "../../../src/errors.js";
+import { EnvSchema, loadEnv } from "../../../src/config/env.js";
+import { ConfigError } from "../../../src/contracts/errors.js";
 
 function configError(env: Record<string, string>): ConfigError {
   try {

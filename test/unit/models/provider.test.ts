@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChatOpenAI } from "@langchain/openai";
-import { ConfigError } from "../../../src/errors.js";
+import { ConfigError } from "../../../src/contracts/errors.js";
 import { DemoChatModel } from "../../../src/models/demo-model.js";
 import { createChatModel, describeModel, isLoopback, parseModelSpec, type ModelSettings } from "../../../src/models/provider.js";
 

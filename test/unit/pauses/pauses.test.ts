@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import BetterSqlite3 from "better-sqlite3";
 import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
-import type { RunEvent } from "../../../src/runtime/events.js";
-import type { InterruptValue } from "../../../src/runtime/interrupts.js";
+import type { RunEvent } from "../../../src/contracts/events.js";
+import type { InterruptValue } from "../../../src/contracts/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";

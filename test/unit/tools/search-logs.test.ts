@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../../src/errors.js";
+import { ToolError } from "../../../src/contracts/errors.js";
 import { demoTools, makeStore, runTool } from "./helpers.js";
 
 type LogsResult = {

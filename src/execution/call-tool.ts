@@ -1,0 +1,85 @@
+import { ToolError } from "../contracts/errors.js";
+import { classifyFailure } from "./classify.js";
+import { RETRYABLE, type Observation } from "../contracts/observation.js";
+import { isUserInputRequest, type ToolContext, type ToolDefinition, type UserInputRequest } from "../tools/types.js";
+
+/** How one call ended: an observation with its raw result, or a request for the user. */
+export type CallOutcome =
+  | { kind: "observation"; observation: Observation; raw: unknown; durationMs: number; attempts: number }
+  | { kind: "needs_user"; request: UserInputRequest; durationMs: number; attempts: number };
+
+/** Everything a single invocation needs. */
+export interface RunCallOptions {
+  /** The tool to run. */
+  tool: ToolDefinition;
+  /** Validated args. */
+  args: Record<string, unknown>;
+  /** Context without the signal; each attempt gets its own. */
+  context: Omit<ToolContext, "signal">;
+  /** Cancels the run; the call ends as `cancelled`. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs one tool call with its timeout, retrying once on transient and timeout failures
+ * (never on permission or argument errors). Never throws: every failure is an observation.
+ */
+export async function runCall(options: RunCallOptions): Promise<CallOutcome> {
+  const started = performance.now();
+  let attempts = 0;
+  let last: Observation | undefined;
+  while (attempts < 2) {
+    attempts += 1;
+    const attempt = await runAttempt(options);
+    const durationMs = Math.round(performance.now() - started);
+    if (attempt.kind === "needs_user") return { ...attempt, durationMs, attempts };
+    last = attempt.observation;
+    if (last.ok || !RETRYABLE.has(last.errorCode) || options.signal.aborted) {
+      return { kind: "observation", observation: last, raw: attempt.raw, durationMs, attempts };
+    }
+  }
+  return { kind: "observation", observation: last!, raw: undefined, durationMs: Math.round(performance.now() - started), attempts };
+}
+
+type AttemptResult = { kind: "observation"; observation: Observation; raw: unknown } | { kind: "needs_user"; request: UserInputRequest };
+
+async function runAttempt({ tool, args, context, signal }: RunCallOptions): Promise<AttemptResult> {
+  if (signal.aborted) return cancelled(tool.name);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(new ToolError("cancelled", `${tool.name} was cancelled.`));
+  signal.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => controller.abort(new ToolError("timeout", `${tool.name} did not answer within ${tool.timeoutMs} ms.`)), tool.timeoutMs);
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+  });
+  try {
+    // The race matters: a tool that ignores its signal must not hold the batch.
+    const value = await Promise.race([Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })), stop]);
+    if (isUserInputRequest(value)) return { kind: "needs_user", request: value };
+    if (!isJsonSafe(value)) return { kind: "observation", observation: { ok: false, errorCode: "internal", message: `${tool.name} returned a result that is not JSON.` }, raw: undefined };
+    return { kind: "observation", observation: { ok: true, data: value ?? null }, raw: value };
+  } catch (error) {
+    const reason = controller.signal.aborted ? controller.signal.reason : error;
+    const { errorCode, message } = classifyFailure(tool.name, reason);
+    return { kind: "observation", observation: { ok: false, errorCode, message }, raw: undefined };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+    stop.catch(() => undefined);
+  }
+}
+
+function cancelled(tool: string): AttemptResult {
+  return { kind: "observation", observation: { ok: false, errorCode: "cancelled", message: `${tool} was cancelled before it ran.` }, raw: undefined };
+}
+
+/** Whether a tool's result survives JSON (no cycles, no BigInt): anything else is a misbehaving tool. */
+function isJsonSafe(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

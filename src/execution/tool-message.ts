@@ -1,0 +1,46 @@
+import { ToolMessage } from "@langchain/core/messages";
+import type { ErrorCode, Observation, ObservationMeta } from "../contracts/observation.js";
+import type { ProposedCall } from "../graph/pairing.js";
+import { boundObservation } from "./sanitize.js";
+
+/** Builds the one ToolMessage of a call: bounded, masked content and its metadata as the artifact. */
+export function toolMessage(options: { callId: string; tool: string; observation: Observation; durationMs: number; attempts: number; maxChars: number }): ToolMessage {
+  const bounded = boundObservation(options.observation, options.maxChars);
+  const meta: ObservationMeta = {
+    ok: bounded.observation.ok,
+    ...(bounded.observation.ok ? {} : { errorCode: bounded.observation.errorCode }),
+    summary: summarize(bounded.observation),
+    durationMs: options.durationMs,
+    attempts: options.attempts,
+    truncated: bounded.truncated,
+  };
+  return new ToolMessage({
+    // A deterministic id: if the node runs again after a crash, the reducer replaces instead of duplicating.
+    id: `tool-${options.callId}`,
+    tool_call_id: options.callId,
+    name: options.tool,
+    content: bounded.content,
+    status: meta.ok ? "success" : "error",
+    artifact: meta,
+  });
+}
+
+/** The results of calls that will not run: one failed observation each, with the same message. */
+export function notExecuted(calls: readonly ProposedCall[], failure: { errorCode: ErrorCode; message: string }, maxChars: number): ToolMessage[] {
+  return calls.map((call) => toolMessage({ callId: call.id, tool: call.name, observation: { ok: false, ...failure }, durationMs: 0, attempts: 0, maxChars }));
+}
+
+/** One line describing an observation, for the step bar, the records and stop summaries. */
+export function summarize(observation: Observation): string {
+  if (!observation.ok) return `${observation.errorCode}: ${observation.message}`.slice(0, 200);
+  const data = observation.data as Record<string, unknown> | unknown[] | null;
+  if (Array.isArray(data)) return `${data.length} item(s)`;
+  if (data && typeof data === "object") {
+    const parts: string[] = [];
+    if (Array.isArray(data.results)) parts.push(`${data.results.length} result(s)`);
+    if (typeof data.total === "number") parts.push(`${data.total} match(es)`);
+    if (typeof data.action === "string") parts.push(`${data.action} ${String(data.service ?? "")} ${String(data.environment ?? "")}`.trim());
+    if (parts.length > 0) return parts.join(", ");
+  }
+  return JSON.stringify(data ?? null).slice(0, 160);
+}

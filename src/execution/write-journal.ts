@@ -1,0 +1,55 @@
+import type { PlannedCall } from "../graph/state.js";
+import type { ToolDefinition, ToolContext } from "../tools/types.js";
+import type { WriteJournal } from "../storage/types.js";
+import { argsHash } from "../contracts/canonical.js";
+import { runCall, type CallOutcome } from "./call-tool.js";
+
+/**
+ * Runs a write call at most once (design §2.5, §2.6): checks the frozen approval, then
+ * journals `started` before the tool runs and `finished` with its observation after. A
+ * finished entry is reused; a started one means a previous attempt died mid-write, so the
+ * tool is not run again and the outcome is reported as unknown.
+ */
+export async function runWrite(options: {
+  call: PlannedCall;
+  tool: ToolDefinition;
+  context: Omit<ToolContext, "signal">;
+  signal: AbortSignal;
+  journal: WriteJournal;
+}): Promise<CallOutcome> {
+  const { call, tool, context, signal, journal } = options;
+  const frozenHash = argsHash(call.args);
+  if (tool.risk === "high" && call.approvedHash !== frozenHash) {
+    return observation(false, "internal", `${tool.name} was not run: its args do not match the approved ones.`);
+  }
+  const existing = await journal.getEntry(context.threadId, call.callId);
+  if (existing?.state === "finished" && existing.observation) {
+    return { kind: "observation", observation: existing.observation, raw: undefined, durationMs: 0, attempts: 0 };
+  }
+  if (existing?.state === "started") return unknownOutcome(tool.name);
+  if (signal.aborted) return observation(false, "cancelled", `${tool.name} was cancelled before it ran.`);
+  const claimed = await journal.startEntry({ threadId: context.threadId, callId: call.callId, tool: tool.name, argsHash: frozenHash });
+  if (!claimed) return unknownOutcome(tool.name);
+  const outcome = await runCall({ tool, args: call.args, context, signal });
+  if (outcome.kind === "needs_user") {
+    // A tool asks before it applies anything, so the call may run once it has its answer.
+    await journal.clearEntry(context.threadId, call.callId);
+    return outcome;
+  }
+  // A write interrupted by a cancel may or may not have taken effect.
+  const final = signal.aborted && !outcome.observation.ok ? unknownOutcome(tool.name) : outcome;
+  if (final.kind === "observation") await journal.finishEntry(context.threadId, call.callId, final.observation);
+  return final;
+}
+
+function unknownOutcome(tool: string): CallOutcome {
+  return observation(
+    false,
+    "outcome_unknown",
+    `${tool} was interrupted while it ran, so it is not known whether it took effect. It was not run again: check the real state before retrying.`,
+  );
+}
+
+function observation(ok: false, errorCode: "internal" | "cancelled" | "outcome_unknown", message: string): CallOutcome {
+  return { kind: "observation", observation: { ok, errorCode, message }, raw: undefined, durationMs: 0, attempts: 0 };
+}

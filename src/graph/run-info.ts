@@ -1,0 +1,34 @@
+import { randomUUID } from "node:crypto";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunInfo } from "./state.js";
+import { detectLanguage } from "../contracts/language.js";
+import { textOf } from "../models/message-text.js";
+
+/** Whether the latest message is the user's, so a new run starts. */
+export function startsNewRun(messages: readonly BaseMessage[]): boolean {
+  const last = messages[messages.length - 1];
+  return last !== undefined && HumanMessage.isInstance(last);
+}
+
+/** Fresh bookkeeping for a run that starts now. */
+export function newRunInfo(messages: readonly BaseMessage[], runId: string | undefined, now: number): RunInfo {
+  const last = messages[messages.length - 1];
+  const text = last ? messageText(last) : "";
+  return {
+    runId: runId ?? randomUUID(),
+    startedAt: now,
+    lastActiveAt: now,
+    steps: 0,
+    failsInRow: 0,
+    recentSteps: [],
+    tokens: 0,
+    costUsd: 0,
+    language: detectLanguage(text),
+    resumed: false,
+  };
+}
+
+/** The plain text of a message's content. */
+export function messageText(message: BaseMessage): string {
+  return textOf(message.content);
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import { AIMessage } from "@langchain/core/messages";
+import type { Language } from "../contracts/language.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
+
+/** What a run found before it stopped: one line per successful observation. */
+export interface Finding {
+  tool: string;
+  summary: string;
+}
+
+const REASON_TITLE: Record<Language, Partial<Record<StopReason, string>>> = {
+  en: {
+    max_steps: "I stopped because the step limit was reached.",
+    timeout: "I stopped because the time limit was reached.",
+    loop_detected: "I stopped because I was repeating the same calls.",
+    too_many_fails: "I stopped because the tools kept failing.",
+    budget_exhausted: "I stopped because the run's budget is spent.",
+    cancelled: "The run was cancelled.",
+  },
+  zh: {
+    max_steps: "已达到步数上限，我先停在这里。",
+    timeout: "已达到时间上限，我先停在这里。",
+    loop_detected: "我在重复同样的调用，所以先停在这里。",
+    too_many_fails: "工具接连失败，所以我先停在这里。",
+    budget_exhausted: "本次运行的预算已用完，我先停在这里。",
+    cancelled: "运行已取消。",
+  },
+};
+
+/** The assistant message that ends a run stopped by a limit or a cancel: what was found and why it stopped. */
+export function stopSummary(options: { reason: StopReason; detail: string; language: Language; findings: Finding[] }): AIMessage {
+  const { reason, detail, language, findings } = options;
+  const zh = language === "zh";
+  const title = REASON_TITLE[language][reason] ?? (zh ? "运行已停止。" : "The run stopped.");
+  const found =
+    findings.length === 0
+      ? zh ? "到目前为止还没有拿到可用的结果。" : "Nothing useful was found so far."
+      : (zh ? "目前已查到：\n" : "What I found so far:\n") + findings.map((f) => `- ${f.tool}: ${f.summary}`).join("\n");
+  const next = zh ? "您可以换个问法、缩小范围，或放宽限制后再试。" : "You can rephrase, narrow the question, or raise the limit and ask again.";
+  const why = reason === "cancelled" ? "" : detail;
+  return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
+}
+
+/** The stop of a run cancelled by the user. */
+export function cancelledStop(language: Language): { reason: "cancelled"; detail: string } {
+  return { reason: "cancelled", detail: language === "zh" ? "运行已被取消。" : "The run was cancelled." };
+}
+
+/** The assistant message for a model call that failed after retries: readable, no internals. */
+export function modelFailureMessage(error: unknown, language: Language): AIMessage {
+  const status = (error as { status?: unknown } | null)?.status;
+  const name = (error as { name?: unknown } | null)?.name;
+  const zh = language === "zh";
+  let what: string;
+  if (status === 401 || status === 403) what = zh ? "模型服务拒绝了凭据（请检查 OPENAI_API_KEY）。" : "The model endpoint refused the credentials (check OPENAI_API_KEY).";
+  else if (status === 400 || status === 404 || status === 422) what = zh ? `模型服务拒绝了请求（HTTP ${String(status)}）。` : `The model endpoint rejected the request (HTTP ${String(status)}).`;
+  else if (status === 429) what = zh ? "模型服务限流，重试后仍未成功。" : "The model endpoint kept rate-limiting the request, even after retries.";
+  else if (name === "TimeoutError" || /timeout|timed out/i.test(String((error as Error)?.message))) what = zh ? "模型服务未在时限内响应。" : "The model endpoint did not answer in time.";
+  else what = zh ? "暂时无法调用模型服务。" : "The model endpoint could not be reached.";
+  const tail = zh ? "本次运行到此结束，请稍后再试。" : "This run ends here; please try again later.";
+  return new AIMessage({ id: randomUUID(), content: `${what} ${tail}` });
+}

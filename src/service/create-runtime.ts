@@ -1,0 +1,213 @@
+import { randomUUID } from "node:crypto";
+import { HumanMessage } from "@langchain/core/messages";
+import { Command, type StateSnapshot } from "@langchain/langgraph";
+import type { OpsPilotGraph } from "../graph/graph.js";
+import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
+import type { AgentStateType } from "../graph/state.js";
+import type { Storage } from "../storage/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { RunUser } from "../tools/types.js";
+import { NotPausedError, NothingToRecoverError, ResumeRejectedError, ThreadBusyError, ThreadNotFoundError, ThreadPausedError, ThreadUnfinishedError } from "../contracts/errors.js";
+import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./runtime.js";
+import { CancellationRegistry } from "./cancellation.js";
+import { consoleRuntimeLogger, type RuntimeLogger } from "./logger.js";
+import { driveRun } from "./drive-run.js";
+import { EventChannel } from "./event-channel.js";
+import type { RunEvent } from "../contracts/events.js";
+import { applyResume } from "../graph/pause.js";
+import { maskSensitive } from "../execution/sanitize.js";
+import { pendingInterrupt } from "../graph/thread-state.js";
+import { startsNewRun } from "../graph/run-info.js";
+import { endPause } from "./end-pause.js";
+import { LEASE_TTL_MS, SHUTDOWN_CANCEL_MS, settleWithin, watchLease } from "./lease.js";
+import { toMessageView } from "./message-views.js";
+import type { MessageView } from "./runtime.js";
+
+/** What the runtime drives. */
+export interface RuntimeDeps {
+  /** The graph compiled with a checkpointer shared by every process that serves these threads. */
+  graph: OpsPilotGraph;
+  /** The same tools the graph was built with (resume values are checked against them). */
+  registry: ToolRegistry;
+  storage: Storage;
+  /** Must be the registry the graph was built with, so cancels reach its nodes. */
+  cancellations: CancellationRegistry;
+  /** Defaults for every run's options. */
+  defaults?: RunOptionsInput;
+  /** Sees every event of every run this runtime drives (metrics). */
+  onEvent?: (event: RunEvent) => void;
+  /** Receives unexpected failures (stderr by default). */
+  logger?: RuntimeLogger;
+  /** On close, how long running runs may go on before they are cancelled (0 by default). */
+  shutdownGraceMs?: number;
+}
+
+/** The runtime the CLI, the HTTP API and tests drive opspilot through. */
+export function createRuntime(deps: RuntimeDeps): Runtime {
+  const { graph, storage, cancellations } = deps;
+  const logger = deps.logger ?? consoleRuntimeLogger;
+  const active = new Map<string, Promise<unknown>>();
+  const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
+    const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
+    return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged) };
+  };
+
+  async function checkOwner(threadId: string, user: RunUser) {
+    const owner = await storage.threadOwner(threadId);
+    if (owner === undefined || owner !== user.id) throw new ThreadNotFoundError(threadId);
+  }
+
+  async function ownedSnapshot(threadId: string, user: RunUser) {
+    await checkOwner(threadId, user);
+    return graph.getState({ configurable: { thread_id: threadId } });
+  }
+
+  /** What a run starts from, decided from the thread's state read under its lease. */
+  type Plan = { runId: string; input: { messages: HumanMessage[] } | Command | null };
+
+  /**
+   * Takes the thread's lease, then reads its state and lets `plan` check it: deciding on a
+   * state read before the lease would let two processes both act on the same pause.
+   */
+  async function launch(options: { threadId: string; user: RunUser; runOptions?: RunOptionsInput; plan: (snapshot: StateSnapshot) => Plan }) {
+    const { threadId } = options;
+    await checkOwner(threadId, options.user);
+    const leaseId = randomUUID();
+    if (!(await storage.acquireLease(threadId, leaseId, LEASE_TTL_MS))) throw new ThreadBusyError(threadId);
+    let plan: Plan;
+    let seen: Set<string>;
+    try {
+      const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      plan = options.plan(snapshot);
+      seen = messageIds(snapshot.values as AgentStateType);
+    } catch (error) {
+      await storage.releaseLease(threadId, leaseId);
+      throw error;
+    }
+    const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
+    const controller = cancellations.begin(threadId);
+    const channel = new EventChannel<RunEvent>(deps.onEvent);
+    const stopWatching = watchLease({ storage, threadId, leaseId, controller, logger });
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      stopWatching();
+      cancellations.end(threadId, controller);
+      await storage.releaseLease(threadId, leaseId);
+    };
+    const config = { configurable, recursionLimit };
+    const run = driveRun({ graph, storage, threadId, runId: plan.runId, input: plan.input, config, channel, seen, logger, beforeFinish: release });
+    const settled = run
+      .catch((error: unknown) => logger.error("run driver failed", error))
+      .finally(async () => {
+        await release();
+        channel.close();
+        active.delete(threadId);
+      });
+    active.set(threadId, settled);
+    return channel;
+  }
+
+  const messageIds = (state: AgentStateType | undefined) => new Set((state?.messages ?? []).map((m) => m.id).filter((id): id is string => !!id));
+
+  return {
+    async createThread(user) {
+      const threadId = randomUUID();
+      await storage.createThread(threadId, user.id);
+      return threadId;
+    },
+
+    async startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>> {
+      return launch({
+        threadId: request.threadId,
+        user: request.user,
+        runOptions: request.options,
+        plan: (snapshot) => {
+          if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
+          if (snapshot.next.length > 0) throw new ThreadUnfinishedError(request.threadId);
+          return { runId: randomUUID(), input: { messages: [new HumanMessage({ id: randomUUID(), content: request.message })] } };
+        },
+      });
+    },
+
+    async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>> {
+      return launch({
+        threadId: request.threadId,
+        user: request.user,
+        runOptions: request.options,
+        plan: (snapshot) => {
+          const state = snapshot.values as AgentStateType;
+          if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
+          const outcome = applyResume(state.batch, request.resume, deps.registry);
+          if (!outcome.ok) throw new ResumeRejectedError(outcome.error);
+          return { runId: state.run?.runId ?? randomUUID(), input: new Command({ resume: request.resume }) };
+        },
+      });
+    },
+
+    async recoverRun(threadId, user) {
+      return launch({
+        threadId,
+        user,
+        plan: (snapshot) => {
+          if (pendingInterrupt(snapshot) || snapshot.next.length === 0) throw new NothingToRecoverError(threadId);
+          const state = snapshot.values as AgentStateType;
+          // A process that died before the model saw the new message had not started its run yet.
+          const started = state.run !== null && !startsNewRun(state.messages);
+          return { runId: started ? state.run!.runId : randomUUID(), input: null };
+        },
+      });
+    },
+
+    async cancelRun(threadId, user) {
+      await checkOwner(threadId, user);
+      if (cancellations.cancel(threadId) || (await storage.requestCancel(threadId))) return true;
+      return endPause({ graph, storage, threadId, onEvent: deps.onEvent });
+    },
+
+    async getThread(threadId, user): Promise<ThreadView> {
+      const snapshot = await ownedSnapshot(threadId, user);
+      const state = snapshot.values as Partial<AgentStateType>;
+      const interrupt = pendingInterrupt(snapshot);
+      const running = (await storage.leaseHolder(threadId)) !== undefined;
+      const messages = (state.messages ?? []).map(toMessageView).filter((view): view is MessageView => view !== undefined);
+      const unfinished = !running && !interrupt && snapshot.next.length > 0;
+      return { threadId, status: running ? "running" : interrupt ? "interrupted" : "idle", messages, ...(interrupt && !running ? { interrupt } : {}), ...(unfinished ? { unfinished } : {}) };
+    },
+
+    async getResult(threadId, user, callId) {
+      await checkOwner(threadId, user);
+      const stored = await storage.getResult(threadId, callId);
+      return stored ? { callId, tool: stored.tool, result: JSON.parse(maskSensitive(JSON.stringify(stored.raw))) as unknown } : undefined;
+    },
+
+    async getRecords(threadId, user) {
+      await checkOwner(threadId, user);
+      return storage.threadRecords(threadId);
+    },
+
+    recordsSummary: () => storage.summary(),
+
+    async eventsAfter(threadId, user, afterSeq) {
+      await ownedSnapshot(threadId, user);
+      return storage.eventsAfter(threadId, afterSeq);
+    },
+
+    async close() {
+      // Let running runs finish within the grace period, then cancel the rest so each ends
+      // with a readable answer and a recorded stop instead of dying with the database.
+      await settleWithin([...active.values()], deps.shutdownGraceMs ?? 0);
+      for (const threadId of active.keys()) cancellations.cancel(threadId);
+      await settleWithin([...active.values()], SHUTDOWN_CANCEL_MS);
+      await storage.close();
+    },
+  };
+}
+
+/** Collects a run's events until it finishes (CLI, tests). */
+export async function collectEvents(events: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
+  const collected: RunEvent[] = [];
+  for await (const event of events) collected.push(event);
+  return collected;
+}

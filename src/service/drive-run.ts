@@ -1,0 +1,113 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { Command } from "@langchain/langgraph";
+import type { OpsPilotGraph } from "../graph/graph.js";
+import type { AgentStateType } from "../graph/state.js";
+import type { Storage } from "../storage/types.js";
+import type { RunEvent, RunEventBody } from "../contracts/events.js";
+import type { EventChannel } from "./event-channel.js";
+import { pendingInterrupt } from "../graph/thread-state.js";
+import { eventsForMessage } from "./message-views.js";
+import { unansweredCalls } from "../graph/pairing.js";
+import { notExecuted } from "../execution/tool-message.js";
+import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
+import type { RuntimeLogger } from "./logger.js";
+
+/** One run (or resume) to drive to its end. */
+export interface DriveOptions {
+  graph: OpsPilotGraph;
+  storage: Storage;
+  threadId: string;
+  runId: string;
+  /** New messages, a resume command, or null to continue from the last checkpoint. */
+  input: { messages: BaseMessage[] } | Command | null;
+  config: RunnableConfig;
+  channel: EventChannel<RunEvent>;
+  /** Ids of messages already in the thread, so only new ones become events. */
+  seen: Set<string>;
+  /** Receives unexpected failures. */
+  logger: RuntimeLogger;
+  /** Runs before `run_finished` is sent (releases the thread), so a client may start the next run at once. */
+  beforeFinish: () => Promise<void>;
+}
+
+/**
+ * Streams the graph with `streamMode: "values"` and turns each new message (by id, since
+ * a resumed stream re-sends the whole state) into events, recorded before they are pushed.
+ * Always ends with `run_finished`; an unexpected error becomes a readable answer.
+ */
+export async function driveRun(options: DriveOptions): Promise<StopReason> {
+  const { graph, storage, threadId, runId, channel, seen } = options;
+  const started = Date.now();
+  const emit = async (body: RunEventBody) => channel.push(await storage.appendEvent(threadId, runId, body));
+  await emit({ type: "run_started" });
+  let stopReason: StopReason;
+  let steps = 0;
+  try {
+    const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], {
+      ...options.config,
+      streamMode: "values",
+      // Each checkpoint is on disk before the next step starts, so a process killed mid-step
+      // is recovered from the step it was in, never from an older one (writes are journaled either way).
+      durability: "sync",
+    });
+    for await (const chunk of stream) {
+      const values = chunk as Partial<AgentStateType>;
+      let emitted = false;
+      for (const message of values.messages ?? []) {
+        if (!message.id || seen.has(message.id)) continue;
+        seen.add(message.id);
+        for (const body of eventsForMessage(message)) {
+          await emit(body);
+          emitted = true;
+        }
+      }
+      // A model or tool that never waits on I/O would keep the event loop busy until the run
+      // ends; yielding lets each step's frames reach the client as it happens.
+      if (emitted) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const snapshot = await graph.getState(options.config);
+    const state = snapshot.values as AgentStateType;
+    steps = state.run?.steps ?? 0;
+    const pause = pendingInterrupt(snapshot);
+    if (pause) {
+      await emit({ type: "loop_interrupt", ...pause });
+      stopReason = "interrupted";
+    } else stopReason = state.stop?.reason ?? "final_answer";
+  } catch (error) {
+    stopReason = "error";
+    for (const message of await recoverFromError(options, error)) {
+      if (message.id) seen.add(message.id);
+      for (const body of eventsForMessage(message)) await emit(body);
+    }
+  }
+  const durationMs = Date.now() - started;
+  if (stopReason === "interrupted" || stopReason === "error") {
+    await storage.recordRunEnd({ runId, stopReason, steps, durationMs, resumed: false });
+  }
+  await options.beforeFinish();
+  await emit({ type: "run_finished", stopReason, steps, durationMs });
+  return stopReason;
+}
+
+/**
+ * After an unexpected error: pairs the unanswered calls and appends a readable answer to
+ * the thread, so the next message runs normally. Internal details stay in the log.
+ */
+async function recoverFromError(options: DriveOptions, error: unknown): Promise<BaseMessage[]> {
+  options.logger.error(`run ${options.runId} on thread ${options.threadId} failed`, error);
+  const snapshot = await options.graph.getState(options.config).catch(() => undefined);
+  const state = snapshot?.values as AgentStateType | undefined;
+  const messages = state?.messages ?? [];
+  const zh = state?.run?.language === "zh";
+  const repairs: BaseMessage[] = notExecuted(unansweredCalls(messages), { errorCode: "internal", message: "Not executed: the run failed." }, DEFAULT_OBSERVATION_MAX_CHARS);
+  const content = zh ? "抱歉，这次运行出现内部错误，已停止。您可以再试一次。" : "Sorry, this run hit an internal error and stopped. You can try again.";
+  repairs.push(new AIMessage({ id: `error-${options.runId}-${Date.now()}`, content }));
+  if (snapshot) {
+    await options.graph
+      .updateState(options.config, { messages: repairs, batch: null, stop: { reason: "error", detail: content } }, "finish_run")
+      .catch((updateError: unknown) => options.logger.error("could not record the error answer", updateError));
+  }
+  return repairs;
+}

@@ -1,0 +1,47 @@
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { MessageView } from "./runtime.js";
+import type { ObservationMeta } from "../contracts/observation.js";
+import type { RunEventBody } from "../contracts/events.js";
+import { messageText } from "../graph/run-info.js";
+
+/** A message as clients see it; system messages are not shown. */
+export function toMessageView(message: BaseMessage): MessageView | undefined {
+  const id = message.id ?? "";
+  if (HumanMessage.isInstance(message)) return { id, role: "user", content: messageText(message) };
+  if (AIMessage.isInstance(message)) {
+    const toolCalls = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name ?? "", args: call.args }))].map((call) => ({
+      callId: call.id ?? "",
+      tool: call.name,
+      args: call.args,
+    }));
+    return { id, role: "assistant", content: messageText(message), toolCalls };
+  }
+  if (ToolMessage.isInstance(message)) {
+    const meta = (message.artifact ?? {}) as Partial<ObservationMeta>;
+    return {
+      id,
+      role: "tool",
+      callId: message.tool_call_id,
+      tool: message.name ?? "",
+      ok: meta.ok ?? message.status !== "error",
+      ...(meta.errorCode ? { errorCode: meta.errorCode } : {}),
+      summary: meta.summary ?? "",
+      durationMs: meta.durationMs ?? 0,
+      content: messageText(message),
+    };
+  }
+  return undefined;
+}
+
+/** The stream events a new message produces (design §6), in order. */
+export function eventsForMessage(message: BaseMessage): RunEventBody[] {
+  const view = toMessageView(message);
+  if (!view || view.role === "user") return [];
+  if (view.role === "tool") {
+    return [{ type: "tool_result", callId: view.callId, tool: view.tool, ok: view.ok, ...(view.errorCode ? { errorCode: view.errorCode } : {}), summary: view.summary, durationMs: view.durationMs }];
+  }
+  const events: RunEventBody[] = [];
+  if (view.content.trim().length > 0) events.push({ type: "assistant_message", messageId: view.id, content: view.content });
+  for (const call of view.toolCalls) events.push({ type: "tool_call", callId: call.callId, tool: call.tool, args: call.args });
+  return events;
+}

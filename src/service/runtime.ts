@@ -1,0 +1,104 @@
+import type { ErrorCode } from "../contracts/observation.js";
+import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
+import type { RunEvent } from "../contracts/events.js";
+import type { RunOptionsInput } from "../graph/config.js";
+import type { RunUser } from "../tools/types.js";
+import type { RecordsSummary } from "../storage/types.js";
+
+/** Whether a thread can take a message, is running, or waits for the user. */
+export type ThreadStatus = "idle" | "running" | "interrupted";
+
+/** A message as clients see it (same shapes the events use). */
+export type MessageView =
+  | { id: string; role: "user"; content: string }
+  | { id: string; role: "assistant"; content: string; toolCalls: Array<{ callId: string; tool: string; args: unknown }> }
+  | {
+      id: string;
+      role: "tool";
+      callId: string;
+      tool: string;
+      ok: boolean;
+      errorCode?: ErrorCode;
+      summary: string;
+      durationMs: number;
+      content: string;
+    };
+
+/** A thread as `GET /api/threads/:id` returns it. */
+export interface ThreadView {
+  /** Thread id. */
+  threadId: string;
+  /** Current status. */
+  status: ThreadStatus;
+  /** The whole history. */
+  messages: MessageView[];
+  /** The pending pause, when status is `interrupted`. */
+  interrupt?: InterruptValue;
+  /** True when a run stopped mid-step (its process died); `recoverRun` finishes it. */
+  unfinished?: boolean;
+}
+
+/** What a thread's runs left behind, row by row. */
+export interface ThreadRecords {
+  runs: Array<Record<string, unknown>>;
+  steps: Array<Record<string, unknown>>;
+  toolCalls: Array<Record<string, unknown>>;
+  decisions: Array<Record<string, unknown>>;
+}
+
+/** Starting a run: the thread, the user's message and the caller. */
+export interface StartRunRequest {
+  /** Thread to run on; it must exist and belong to `user`. */
+  threadId: string;
+  /** The user's message. */
+  message: string;
+  /** Who asks. */
+  user: RunUser;
+  /** Per-run limits and options (override the defaults). */
+  options?: RunOptionsInput;
+}
+
+/** Resuming a paused run with the user's decisions. */
+export interface ResumeRunRequest {
+  /** Paused thread. */
+  threadId: string;
+  /** Resume value of design §4 (validated; a bad one throws `ResumeRejectedError`). */
+  resume: unknown;
+  /** Who answers. */
+  user: RunUser;
+  /** Per-run limits and options. */
+  options?: RunOptionsInput;
+}
+
+/**
+ * What the CLI, the HTTP API and tests use to drive opspilot. `startRun` and `resumeRun`
+ * validate and take the thread's lock before they return, so refusals (unknown thread,
+ * busy, bad resume) are thrown as `OpsPilotError`s and nothing has changed; the returned
+ * iterable then yields the run's events until `run_finished`.
+ */
+export interface Runtime {
+  /** Creates a thread owned by `user`. */
+  createThread(user: RunUser): Promise<string>;
+  /** Starts a run on a thread. */
+  startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>>;
+  /** Resumes a paused thread. */
+  resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>>;
+  /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */
+  recoverRun(threadId: string, user: RunUser): Promise<AsyncIterable<RunEvent>>;
+  /** Cancels the thread's running run (in any process) or ends its pause; false when there was neither. */
+  cancelRun(threadId: string, user: RunUser): Promise<boolean>;
+  /** The thread's status, messages and pending pause. */
+  getThread(threadId: string, user: RunUser): Promise<ThreadView>;
+  /** The full result of one call (masked, not cut), or undefined when none was kept. */
+  getResult(threadId: string, user: RunUser, callId: string): Promise<{ callId: string; tool: string; result: unknown } | undefined>;
+  /** The thread's records (design §7): runs, steps, tool calls and pause decisions. */
+  getRecords(threadId: string, user: RunUser): Promise<ThreadRecords>;
+  /** Aggregates over every thread's records (design §7). */
+  recordsSummary(): Promise<RecordsSummary>;
+  /** Recorded events of the thread after a sequence number. */
+  eventsAfter(threadId: string, user: RunUser, afterSeq: number): Promise<RunEvent[]>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+export type { ResumeValue };

@@ -1,0 +1,60 @@
+import type { Database } from "better-sqlite3";
+import { ToolError } from "../../contracts/errors.js";
+import { SERVICES, type ServiceRecord } from "./data/index.js";
+import { rankServiceNames } from "./search.js";
+
+/** Folds case, spaces, dashes and underscores: "Payment Service" and "payment-service" become one key. */
+function normalize(name: string): string {
+  return name.toLowerCase().replace(/[\s\-_]+/g, "");
+}
+
+const BY_NAME = new Map<string, ServiceRecord>(
+  SERVICES.flatMap((service) =>
+    [service.id, service.name, service.nameZh, ...service.aliases].map((name) => [normalize(name), service] as const),
+  ),
+);
+
+/** Edit distance, for typo suggestions ("paymnet-service"). */
+function editDistance(left: string, right: string): number {
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= left.length; row++) {
+    const current = [row];
+    for (let column = 1; column <= right.length; column++) {
+      const substitution = previous[column - 1] + (left[row - 1] === right[column - 1] ? 0 : 1);
+      current.push(Math.min(previous[column] + 1, current[column - 1] + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length];
+}
+
+/** Services whose names are close to an unknown name: typos first, then shared name words. */
+export function closeServices(db: Database, name: string): ServiceRecord[] {
+  const key = normalize(name);
+  const distance = (service: ServiceRecord) =>
+    Math.min(...[service.id, service.name, ...service.aliases].map((candidate) => editDistance(normalize(candidate), key)));
+  // One typo per four characters: "gatway" is close to "gateway", "服务" is not close to "用户".
+  const tolerance = Math.max(1, Math.floor([...key].length / 4));
+  const byTypo = SERVICES.filter((service) => distance(service) <= tolerance)
+    .sort((left, right) => distance(left) - distance(right))
+    .map((service) => service.id);
+  const byWords = rankServiceNames(db, name, 3).map((hit) => hit.ref);
+  const ids = [...new Set([...byTypo, ...byWords])].slice(0, 3);
+  return ids.map((id) => SERVICES.find((service) => service.id === id) as ServiceRecord);
+}
+
+/**
+ * The service an id or name means, in English or Chinese ("payment-service", "Payment Service",
+ * "支付服务", "支付"). Only exact names resolve, because a write must never guess its target;
+ * anything else is `not_found` with the closest services named.
+ */
+export function resolveService(db: Database, name: string): ServiceRecord {
+  const service = BY_NAME.get(normalize(name));
+  if (service) return service;
+  const close = closeServices(db, name);
+  const hint =
+    close.length > 0
+      ? `Did you mean: ${close.map((candidate) => `${candidate.id} (${candidate.nameZh})`).join(", ")}?`
+      : `Known services: ${SERVICES.map((candidate) => candidate.id).join(", ")}.`;
+  throw new ToolError("not_found", `No service is named "${name}". ${hint}`);
+}
