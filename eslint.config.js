@@ -18,6 +18,23 @@ export default tseslint.config(
   },
   {
     files: ["**/*.js", "**/*.mjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", fetch: "readonly", document: "readonly", window: "readonly", location: "readonly", history: "readonly", TextDecoder: "readonly", AbortController: "readonly", EventSource: "readonly", navigator: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        fetch: "readonly",
+        document: "readonly",
+        window: "readonly",
+        location: "readonly",
+        history: "readonly",
+        TextDecoder: "readonly",
+        AbortController: "readonly",
+        EventSource: "readonly",
+        navigator: "readonly",
+      },
+    },
   },
 );

@@ -28,7 +28,11 @@ async function main(): Promise<void> {
   const [dbPath, delay = "0"] = process.argv.slice(2);
   if (!dbPath) throw new Error("usage: load-server.ts <sqlite file> [model delay ms]");
   const delayMs = Number(delay);
-  const model = new ScriptedChatModel({ script: Array.from({ length: MAX_MODEL_CALLS }, () => plan), onExhausted: "answer", delayMs });
+  const model = new ScriptedChatModel({
+    script: Array.from({ length: MAX_MODEL_CALLS }, () => plan),
+    onExhausted: "answer",
+    delayMs,
+  });
   const app = createApp({ env: loadEnv({}), dbPath, model });
   const server = await startServer({ runtime: app.runtime, host: "127.0.0.1", port: 0 });
   let closing = false;

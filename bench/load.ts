@@ -58,7 +58,8 @@ async function oneRun(url: string): Promise<RunSample> {
     body: JSON.stringify({ message: QUESTION }),
     signal,
   });
-  if (!response.ok || !response.body) throw new Error(`run request failed: ${response.status} ${await response.text()}`);
+  if (!response.ok || !response.body)
+    throw new Error(`run request failed: ${response.status} ${await response.text()}`);
   const decoder = new TextDecoder();
   let buffer = "";
   let firstAt: number | undefined;
@@ -75,7 +76,8 @@ async function oneRun(url: string): Promise<RunSample> {
       const type = /^event: ?(.*)$/m.exec(frame)?.[1];
       if (type === "error") throw new Error(`run stream failed: ${frame}`);
       if (type === "run_finished") {
-        if (!frame.includes('"stopReason":"final_answer"')) throw new Error(`run did not finish with an answer: ${frame}`);
+        if (!frame.includes('"stopReason":"final_answer"'))
+          throw new Error(`run did not finish with an answer: ${frame}`);
         await reader.cancel();
         return { ttfeMs: firstAt - posted, durationMs: performance.now() - posted, events };
       }
@@ -106,7 +108,13 @@ async function level(url: string, concurrency: number, runs: number): Promise<Om
     ttfeP95Ms: round(quantile(ttfe, 0.95), 2),
     durationP50Ms: round(quantile(durations, 0.5), 2),
     durationP95Ms: round(quantile(durations, 0.95), 2),
-    ttfeShareP50: round(quantile(samples.map((sample) => sample.ttfeMs / sample.durationMs), 0.5), 2),
+    ttfeShareP50: round(
+      quantile(
+        samples.map((sample) => sample.ttfeMs / sample.durationMs),
+        0.5,
+      ),
+      2,
+    ),
     eventsPerSecond: round((events / wallMs) * 1000, 1),
     eventsPerRun: round(events / runs, 1),
     wallMs: round(wallMs, 1),
@@ -116,7 +124,9 @@ async function level(url: string, concurrency: number, runs: number): Promise<Om
 /** Starts `load-server.ts` in a child process and resolves with its URL. */
 function startChild(dbPath: string, modelDelayMs: number): Promise<{ url: string; child: ChildProcess }> {
   const script = fileURLToPath(new URL("./load-server.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, dbPath, String(modelDelayMs)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", script, dbPath, String(modelDelayMs)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill();
@@ -144,7 +154,12 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Measures every concurrency level, in order, against one fresh server whose model answers after `modelDelayMs`. */
-async function measureServer(options: LoadOptions, modelDelayMs: number, directory: string, onProgress: (line: string) => void): Promise<LoadResult[]> {
+async function measureServer(
+  options: LoadOptions,
+  modelDelayMs: number,
+  directory: string,
+  onProgress: (line: string) => void,
+): Promise<LoadResult[]> {
   const { url, child } = await startChild(join(directory, `load-${modelDelayMs}ms.sqlite`), modelDelayMs);
   try {
     if (options.warmupRuns > 0) await level(url, Math.min(5, options.warmupRuns), options.warmupRuns);
@@ -152,7 +167,9 @@ async function measureServer(options: LoadOptions, modelDelayMs: number, directo
     for (const { concurrency, runs } of options.levels) {
       const result = { modelDelayMs, ...(await level(url, concurrency, runs)) };
       results.push(result);
-      onProgress(`load, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`);
+      onProgress(
+        `load, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`,
+      );
     }
     return results;
   } finally {
@@ -161,11 +178,15 @@ async function measureServer(options: LoadOptions, modelDelayMs: number, directo
 }
 
 /** Runs the HTTP load benchmark (issue 5) for every model latency. */
-export async function runLoad(options: LoadOptions, onProgress: (line: string) => void = () => {}): Promise<LoadResult[]> {
+export async function runLoad(
+  options: LoadOptions,
+  onProgress: (line: string) => void = () => {},
+): Promise<LoadResult[]> {
   const directory = mkdtempSync(join(tmpdir(), "opspilot-load-"));
   try {
     const results: LoadResult[] = [];
-    for (const modelDelayMs of options.modelDelaysMs) results.push(...(await measureServer(options, modelDelayMs, directory, onProgress)));
+    for (const modelDelayMs of options.modelDelaysMs)
+      results.push(...(await measureServer(options, modelDelayMs, directory, onProgress)));
     return results;
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -42,12 +42,22 @@ const user = { id: "bench", role: "operator" };
 /** Model turns and answers a run of `steps` tool calls ends with. */
 function checkMessages(messages: BaseMessage[]): RunCheck {
   const last = messages.at(-1);
-  return { toolResults: messages.filter((m) => ToolMessage.isInstance(m)).length, answered: last?.getType() === "ai" && last.content === ANSWER };
+  return {
+    toolResults: messages.filter((m) => ToolMessage.isInstance(m)).length,
+    answered: last?.getType() === "ai" && last.content === ANSWER,
+  };
 }
 
 /** A hand-written loop with no checkpointer: the floor. */
 export function bareLoop(setup: PeerSetup): Peer {
-  const spec = { type: "function" as const, function: { name: TOOL_NAME, description: TOOL_DESCRIPTION, parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } } };
+  const spec = {
+    type: "function" as const,
+    function: {
+      name: TOOL_NAME,
+      description: TOOL_DESCRIPTION,
+      parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+    },
+  };
   return {
     name: "bare_loop",
     prepare: (model) => async () => {
@@ -69,7 +79,11 @@ export function bareLoop(setup: PeerSetup): Peer {
 
 /** LangGraph's prebuilt `createReactAgent` with a LangChain `tool()` around the same function. */
 export function prebuiltReactAgent(setup: PeerSetup): Peer {
-  const search = tool(async ({ query }) => JSON.stringify(toolPayload(setup.payload, query)), { name: TOOL_NAME, description: TOOL_DESCRIPTION, schema: toolSchema });
+  const search = tool(async ({ query }) => JSON.stringify(toolPayload(setup.payload, query)), {
+    name: TOOL_NAME,
+    description: TOOL_DESCRIPTION,
+    schema: toolSchema,
+  });
   return {
     name: "create_react_agent",
     prepare(model) {
@@ -85,16 +99,31 @@ export function prebuiltReactAgent(setup: PeerSetup): Peer {
 
 function opspilotParts(setup: PeerSetup, model: ScriptedChatModel) {
   const registry = new ToolRegistry([
-    defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, schema: toolSchema, readOnly: true, risk: "low", timeoutMs: 5_000, run: async ({ query }) => toolPayload(setup.payload, query) }),
+    defineTool({
+      name: TOOL_NAME,
+      description: TOOL_DESCRIPTION,
+      schema: toolSchema,
+      readOnly: true,
+      risk: "low",
+      timeoutMs: 5_000,
+      run: async ({ query }) => toolPayload(setup.payload, query),
+    }),
   ]);
   const cancellations = new CancellationRegistry();
-  const graph = compileGraph({ model, registry, storage: setup.backend.storage, cancellations }, setup.backend.checkpointer);
+  const graph = compileGraph(
+    { model, registry, storage: setup.backend.storage, cancellations },
+    setup.backend.checkpointer,
+  );
   return { registry, cancellations, graph };
 }
 
 /** Run options that let a scripted run of `steps` tool calls finish with its answer. */
 function benchOptions(setup: PeerSetup, observationMaxChars?: number): RunOptionsInput {
-  return { maxSteps: setup.steps + 5, tokenBudget: 1_000_000_000, ...(observationMaxChars ? { observationMaxChars } : {}) };
+  return {
+    maxSteps: setup.steps + 5,
+    tokenBudget: 1_000_000_000,
+    ...(observationMaxChars ? { observationMaxChars } : {}),
+  };
 }
 
 /** opspilot's compiled graph invoked directly, like the prebuilt agent. */
@@ -105,8 +134,17 @@ export function opspilotGraph(setup: PeerSetup, observationMaxChars?: number): P
     prepare(model) {
       const { graph } = opspilotParts(setup, model);
       return async () => {
-        const configurable = { thread_id: randomUUID(), run_id: randomUUID(), userId: user.id, role: user.role, ...options };
-        const state = await graph.invoke({ messages: [new HumanMessage(QUESTION)] }, { configurable, recursionLimit: recursionLimitFor({ maxSteps: options.maxSteps! }) });
+        const configurable = {
+          thread_id: randomUUID(),
+          run_id: randomUUID(),
+          userId: user.id,
+          role: user.role,
+          ...options,
+        };
+        const state = await graph.invoke(
+          { messages: [new HumanMessage(QUESTION)] },
+          { configurable, recursionLimit: recursionLimitFor({ maxSteps: options.maxSteps! }) },
+        );
         return checkMessages(state.messages);
       };
     },
@@ -119,12 +157,21 @@ export function opspilotRuntime(setup: PeerSetup): Peer {
     name: "opspilot_runtime",
     prepare(model) {
       const { graph, registry, cancellations } = opspilotParts(setup, model);
-      const runtime = createRuntime({ graph, registry, storage: setup.backend.storage, cancellations, defaults: benchOptions(setup) });
+      const runtime = createRuntime({
+        graph,
+        registry,
+        storage: setup.backend.storage,
+        cancellations,
+        defaults: benchOptions(setup),
+      });
       return async () => {
         const threadId = await runtime.createThread(user);
         const events = await collectEvents(await runtime.startRun({ threadId, message: QUESTION, user }));
         const finished = events.at(-1);
-        const answered = events.some((event) => event.type === "assistant_message" && event.content === ANSWER) && finished?.type === "run_finished" && finished.stopReason === "final_answer";
+        const answered =
+          events.some((event) => event.type === "assistant_message" && event.content === ANSWER) &&
+          finished?.type === "run_finished" &&
+          finished.stopReason === "final_answer";
         return { toolResults: events.filter((event) => event.type === "tool_result").length, answered };
       };
     },

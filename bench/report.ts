@@ -20,7 +20,11 @@ export function stepRatios(results: PeerResult[]): Ratio[] {
     const baseline = find("create_react_agent");
     if (!baseline) continue;
     for (const peer of results.filter((result) => result.payload === payload && result.peer.startsWith("opspilot"))) {
-      ratios.push({ label: `${peer.peer} / create_react_agent, ${payload}`, wall: paired(peer.perRunMsPerStep, baseline.perRunMsPerStep), cpu: paired(peer.perRunCpuMsPerStep, baseline.perRunCpuMsPerStep) });
+      ratios.push({
+        label: `${peer.peer} / create_react_agent, ${payload}`,
+        wall: paired(peer.perRunMsPerStep, baseline.perRunMsPerStep),
+        cpu: paired(peer.perRunCpuMsPerStep, baseline.perRunCpuMsPerStep),
+      });
     }
   }
   return ratios;
@@ -31,7 +35,9 @@ function paired(values: number[], baseline: number[]): number {
 }
 
 /** Load ratios: each concurrency level against the first (the baseline), per model latency. */
-export function loadRatios(results: LoadResult[]): Array<{ label: string; ttfeP50: number; ttfeP95: number; eventsPerSecond: number }> {
+export function loadRatios(
+  results: LoadResult[],
+): Array<{ label: string; ttfeP50: number; ttfeP95: number; eventsPerSecond: number }> {
   const ratios = [];
   for (const delay of new Set(results.map((result) => result.modelDelayMs))) {
     const [baseline, ...others] = results.filter((result) => result.modelDelayMs === delay);
@@ -51,7 +57,10 @@ export function loadRatios(results: LoadResult[]): Array<{ label: string; ttfeP5
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((row) => row.map(String))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join("  ");
   return [line(cells[0]!), widths.map((width) => "-".repeat(width)).join("  "), ...cells.slice(1).map(line)].join("\n");
 }
 
@@ -60,7 +69,21 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits);
 /** The step-cost table of the console report. */
 export function stepCostTable(results: PeerResult[]): string {
   return table(
-    ["payload / peer", "ms/step", "range", "cpu ms/step", "steps 1-5", "16-20", "cpu 1-5", "cpu 16-20", "cpu growth", "ckpt ms/step", "ckpt calls/step", "ckpt KB/step", "storage ms/step"],
+    [
+      "payload / peer",
+      "ms/step",
+      "range",
+      "cpu ms/step",
+      "steps 1-5",
+      "16-20",
+      "cpu 1-5",
+      "cpu 16-20",
+      "cpu growth",
+      "ckpt ms/step",
+      "ckpt calls/step",
+      "ckpt KB/step",
+      "storage ms/step",
+    ],
     results.map((result) => [
       `${result.payload} ${result.peer}`,
       fixed(result.msPerStep),
@@ -82,7 +105,17 @@ export function stepCostTable(results: PeerResult[]): string {
 /** The load table of the console report. */
 export function loadTable(results: LoadResult[]): string {
   return table(
-    ["model latency / concurrency", "runs", "TTFE p50 ms", "TTFE p95 ms", "run p50 ms", "run p95 ms", "TTFE/run p50", "events/s", "events/run"],
+    [
+      "model latency / concurrency",
+      "runs",
+      "TTFE p50 ms",
+      "TTFE p95 ms",
+      "run p50 ms",
+      "run p95 ms",
+      "TTFE/run p50",
+      "events/s",
+      "events/run",
+    ],
     results.map((result) => [
       `${result.modelDelayMs} ms x ${result.concurrency}`,
       result.runs,

@@ -12,7 +12,12 @@ import { runStepCost, type StepCostOptions } from "./step-cost.js";
 
 const quick = process.argv.includes("--quick");
 
-const stepCostOptions: StepCostOptions = { steps: 20, runs: quick ? 3 : 10, warmups: quick ? 1 : 2, payloads: ["small", "20kb"] };
+const stepCostOptions: StepCostOptions = {
+  steps: 20,
+  runs: quick ? 3 : 10,
+  warmups: quick ? 1 : 2,
+  payloads: ["small", "20kb"],
+};
 const loadOptions: LoadOptions = {
   // 0 ms is the zero-latency model of design §10; 5 ms stands in for a networked model, which yields to I/O between steps.
   modelDelaysMs: [0, 5],
@@ -27,7 +32,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadavg();
   const progress = (line: string) => console.error(`[bench] ${line}`);
-  progress(`node ${process.version}, ${availableParallelism()} cores, load average ${loadBefore.map((value) => value.toFixed(2)).join(" ")}`);
+  progress(
+    `node ${process.version}, ${availableParallelism()} cores, load average ${loadBefore.map((value) => value.toFixed(2)).join(" ")}`,
+  );
 
   const stepCost = await runStepCost(stepCostOptions, progress);
   const load = await runLoad(loadOptions, progress);
@@ -35,23 +42,60 @@ async function main(): Promise<void> {
   const loadCompared = loadRatios(load);
   const loadAfter = loadavg();
 
-  console.log(`\nPer-step loop cost: ${stepCostOptions.steps} tool-calling steps per run, median of ${stepCostOptions.runs} runs after ${stepCostOptions.warmups} warm-up(s), scripted zero-latency model, SQLite checkpointer on a temp file`);
+  console.log(
+    `\nPer-step loop cost: ${stepCostOptions.steps} tool-calling steps per run, median of ${stepCostOptions.runs} runs after ${stepCostOptions.warmups} warm-up(s), scripted zero-latency model, SQLite checkpointer on a temp file`,
+  );
   console.log(stepCostTable(stepCost));
-  console.log("ms = wall clock, cpu = process CPU time (steadier on a shared machine); steps 1-5 / 16-20 = mean loop time between model calls; ckpt = time in SqliteSaver put/putWrites/getTuple, calls and bytes it stored; storage = opspilot's own tables.");
+  console.log(
+    "ms = wall clock, cpu = process CPU time (steadier on a shared machine); steps 1-5 / 16-20 = mean loop time between model calls; ckpt = time in SqliteSaver put/putWrites/getTuple, calls and bytes it stored; storage = opspilot's own tables.",
+  );
   console.log("\nRatios (paired per round, median; below 1.00 means opspilot is faster than createReactAgent)");
-  console.log(table(["compared", "wall", "cpu"], stepCostRatios.map((ratio) => [ratio.label, ratio.wall.toFixed(2), ratio.cpu.toFixed(2)])));
-  console.log("\nHTTP load: real server on 127.0.0.1 in a child process, scripted model (2 tool calls, then an answer), TTFE = POST to first SSE frame");
+  console.log(
+    table(
+      ["compared", "wall", "cpu"],
+      stepCostRatios.map((ratio) => [ratio.label, ratio.wall.toFixed(2), ratio.cpu.toFixed(2)]),
+    ),
+  );
+  console.log(
+    "\nHTTP load: real server on 127.0.0.1 in a child process, scripted model (2 tool calls, then an answer), TTFE = POST to first SSE frame",
+  );
   console.log(loadTable(load));
   console.log("TTFE/run near 1.00 means no frame reached the client before its run ended.");
-  console.log(table(["compared", "TTFE p50", "TTFE p95", "events/s"], loadCompared.map((ratio) => [ratio.label, ratio.ttfeP50.toFixed(2), ratio.ttfeP95.toFixed(2), ratio.eventsPerSecond.toFixed(2)])));
+  console.log(
+    table(
+      ["compared", "TTFE p50", "TTFE p95", "events/s"],
+      loadCompared.map((ratio) => [
+        ratio.label,
+        ratio.ttfeP50.toFixed(2),
+        ratio.ttfeP95.toFixed(2),
+        ratio.eventsPerSecond.toFixed(2),
+      ]),
+    ),
+  );
   const seconds = (performance.now() - started) / 1000;
-  console.log(`\nload average before ${loadBefore.map((v) => v.toFixed(2)).join(" ")}, after ${loadAfter.map((v) => v.toFixed(2)).join(" ")}; ${seconds.toFixed(0)} s in all`);
+  console.log(
+    `\nload average before ${loadBefore.map((v) => v.toFixed(2)).join(" ")}, after ${loadAfter.map((v) => v.toFixed(2)).join(" ")}; ${seconds.toFixed(0)} s in all`,
+  );
 
   const directory = fileURLToPath(new URL("./results/", import.meta.url));
   mkdirSync(directory, { recursive: true });
   const file = `${directory}latest.json`;
-  const machine = { node: process.version, platform: process.platform, cpu: cpus()[0]?.model, cores: availableParallelism(), loadBefore, loadAfter };
-  const json = { generatedAt: new Date().toISOString(), quick, seconds, machine, stepCost: { options: stepCostOptions, results: stepCost, ratios: stepCostRatios }, load: { options: loadOptions, results: load, ratios: loadCompared } };
+  const machine = {
+    node: process.version,
+    platform: process.platform,
+    cpu: cpus()[0]?.model,
+    cores: availableParallelism(),
+    loadBefore,
+    loadAfter,
+  };
+  const json = {
+    generatedAt: new Date().toISOString(),
+    quick,
+    seconds,
+    machine,
+    stepCost: { options: stepCostOptions, results: stepCost, ratios: stepCostRatios },
+    load: { options: loadOptions, results: load, ratios: loadCompared },
+  };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   console.log(`results written to ${file}`);
 }

@@ -50,7 +50,19 @@ export interface PeerResult {
 }
 
 const CHECKPOINTER_METHODS = ["put", "putWrites", "getTuple"];
-const STORAGE_METHODS = ["createThread", "threadOwner", "saveResult", "appendEvent", "acquireLease", "releaseLease", "leaseHolder", "recordRunStart", "recordStep", "recordToolCall", "recordRunEnd"];
+const STORAGE_METHODS = [
+  "createThread",
+  "threadOwner",
+  "saveResult",
+  "appendEvent",
+  "acquireLease",
+  "releaseLease",
+  "leaseHolder",
+  "recordRunStart",
+  "recordStep",
+  "recordToolCall",
+  "recordRunEnd",
+];
 
 function peersFor(setup: PeerSetup): Peer[] {
   const peers = [bareLoop(setup), prebuiltReactAgent(setup), opspilotGraph(setup)];
@@ -74,7 +86,9 @@ interface Sample {
 /** Bytes in the checkpointer's tables so far (BLOB lengths come from the record headers, so this is cheap). */
 function checkpointBytes(setup: PeerSetup): number {
   const row = setup.backend.db
-    .prepare("SELECT (SELECT COALESCE(SUM(length(checkpoint) + length(metadata)), 0) FROM checkpoints) + (SELECT COALESCE(SUM(length(value)), 0) FROM writes) AS bytes")
+    .prepare(
+      "SELECT (SELECT COALESCE(SUM(length(checkpoint) + length(metadata)), 0) FROM checkpoints) + (SELECT COALESCE(SUM(length(value)), 0) FROM writes) AS bytes",
+    )
     .get() as { bytes: number };
   return row.bytes;
 }
@@ -90,9 +104,20 @@ async function timeRun(peer: Peer, setup: PeerSetup, meter: Meter): Promise<Samp
   const totalMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   if (check.toolResults !== setup.steps || !check.answered) {
-    throw new Error(`${peer.name} did not do the scripted work: ${check.toolResults}/${setup.steps} tool results, answered=${check.answered}`);
+    throw new Error(
+      `${peer.name} did not do the scripted work: ${check.toolResults}/${setup.steps} tool results, answered=${check.answered}`,
+    );
   }
-  return { totalMs, cpuMs: (cpu.user + cpu.system) / 1000, steps: stepTimes(clock.stamps), cpuSteps: stepTimes(clock.cpuStamps), checkpointerMs: meter.ms("checkpointer"), checkpointerCalls: meter.calls("checkpointer"), checkpointBytes: checkpointBytes(setup) - bytesBefore, storageMs: meter.ms("storage") };
+  return {
+    totalMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    steps: stepTimes(clock.stamps),
+    cpuSteps: stepTimes(clock.cpuStamps),
+    checkpointerMs: meter.ms("checkpointer"),
+    checkpointerCalls: meter.calls("checkpointer"),
+    checkpointBytes: checkpointBytes(setup) - bytesBefore,
+    storageMs: meter.ms("storage"),
+  };
 }
 
 function summarize(peer: string, payload: PayloadSize, steps: number, samples: Sample[]): PeerResult {
@@ -120,7 +145,11 @@ function summarize(peer: string, payload: PayloadSize, steps: number, samples: S
 }
 
 /** Measures one payload size: every peer on the same SQLite file, runs interleaved in rotating order. */
-async function measurePayload(payload: PayloadSize, options: StepCostOptions, directory: string): Promise<PeerResult[]> {
+async function measurePayload(
+  payload: PayloadSize,
+  options: StepCostOptions,
+  directory: string,
+): Promise<PeerResult[]> {
   const backend = openSqlite(join(directory, `step-cost-${payload}.sqlite`));
   try {
     // The saver creates its tables on first use; the byte count reads them before any peer ran.
@@ -146,7 +175,10 @@ async function measurePayload(payload: PayloadSize, options: StepCostOptions, di
 }
 
 /** Runs the per-step loop benchmark of design §10 for every payload size. */
-export async function runStepCost(options: StepCostOptions, onProgress: (line: string) => void = () => {}): Promise<PeerResult[]> {
+export async function runStepCost(
+  options: StepCostOptions,
+  onProgress: (line: string) => void = () => {},
+): Promise<PeerResult[]> {
   const directory = mkdtempSync(join(tmpdir(), "opspilot-bench-"));
   try {
     const results: PeerResult[] = [];

@@ -47,7 +47,9 @@ function stamp(clock: StepClock): void {
  * distinct args (so opspilot's identical-call guard never fires), then a final answer.
  */
 export function scriptedRunModel(steps: number, clock: StepClock): ScriptedChatModel {
-  const script: ScriptStep[] = Array.from({ length: steps }, (_, i) => callsMessage([{ name: TOOL_NAME, args: { query: `q${i}` } }]));
+  const script: ScriptStep[] = Array.from({ length: steps }, (_, i) =>
+    callsMessage([{ name: TOOL_NAME, args: { query: `q${i}` } }]),
+  );
   script.push(answerMessage("All records checked."));
   return new ScriptedChatModel({ script, assertCall: () => stamp(clock) });
 }

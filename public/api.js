@@ -22,10 +22,19 @@ async function request(path, { method = "GET", body, signal } = {}) {
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const token = window.localStorage.getItem(TOKEN_KEY);
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
   if (!response.ok) {
     const payload = await response.json().catch(() => ({}));
-    throw new ApiError(response.status, payload.error?.code ?? "http_error", payload.error?.message ?? response.statusText);
+    throw new ApiError(
+      response.status,
+      payload.error?.code ?? "http_error",
+      payload.error?.message ?? response.statusText,
+    );
   }
   return response;
 }

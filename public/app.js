@@ -7,11 +7,27 @@ import { Transcript } from "./transcript.js";
 
 const byId = (id) => document.getElementById(id);
 const ui = {
-  log: byId("log"), composer: byId("composer"), message: byId("message"), send: byId("send"), stop: byId("stop"),
-  notice: byId("notice"), newThread: byId("new-thread"), language: byId("language"), tokenForm: byId("token-form"), token: byId("token"),
+  log: byId("log"),
+  composer: byId("composer"),
+  message: byId("message"),
+  send: byId("send"),
+  stop: byId("stop"),
+  notice: byId("notice"),
+  newThread: byId("new-thread"),
+  language: byId("language"),
+  tokenForm: byId("token-form"),
+  token: byId("token"),
 };
 const transcript = new Transcript(ui.log);
-const state = { threadId: threadIdFromAddress(), seen: new Set(), lastSeq: 0, finished: false, running: false, paused: false, current: undefined };
+const state = {
+  threadId: threadIdFromAddress(),
+  seen: new Set(),
+  lastSeq: 0,
+  finished: false,
+  running: false,
+  paused: false,
+  current: undefined,
+};
 
 function setThreadId(threadId) {
   state.threadId = threadId;
@@ -45,11 +61,16 @@ function handleEvent(event) {
 
 function renderEvent(event) {
   switch (event.type) {
-    case "run_started": return transcript.started(event.runId);
-    case "tool_call": return void transcript.toolCall(event.runId, event);
-    case "tool_result": return transcript.toolResult(event.runId, event);
-    case "assistant_message": return transcript.assistant(event.runId, event.content);
-    case "loop_interrupt": return showPause(transcript.paused(event.runId, event), event);
+    case "run_started":
+      return transcript.started(event.runId);
+    case "tool_call":
+      return void transcript.toolCall(event.runId, event);
+    case "tool_result":
+      return transcript.toolResult(event.runId, event);
+    case "assistant_message":
+      return transcript.assistant(event.runId, event.content);
+    case "loop_interrupt":
+      return showPause(transcript.paused(event.runId, event), event);
     case "run_finished":
       state.finished = true;
       return transcript.finished(event.runId, event);
@@ -115,8 +136,9 @@ function showPause(slot, interrupt) {
       accepted = true;
       handleEvent(event);
     };
-    runStream(() => api.streamResume(state.threadId, resume, onEvent))
-      .catch((error) => (error instanceof api.ApiError ? handleRefusal(error, refuse) : refuse(String(error))));
+    runStream(() => api.streamResume(state.threadId, resume, onEvent)).catch((error) =>
+      error instanceof api.ApiError ? handleRefusal(error, refuse) : refuse(String(error)),
+    );
   });
 }
 

@@ -38,10 +38,18 @@ const LABELS = {
     unfinished: "The server stopped in the middle of this conversation's last run.",
     recover: "Continue that run",
     errorCodes: {
-      invalid_args: "invalid arguments", unknown_tool: "unknown tool", permission_denied: "permission denied",
-      not_found: "not found", timeout: "timed out", transient: "temporary failure", rate_limited: "rate limited",
-      cancelled: "cancelled", rejected_by_user: "rejected by you", skipped: "skipped",
-      outcome_unknown: "outcome unknown", internal: "internal error",
+      invalid_args: "invalid arguments",
+      unknown_tool: "unknown tool",
+      permission_denied: "permission denied",
+      not_found: "not found",
+      timeout: "timed out",
+      transient: "temporary failure",
+      rate_limited: "rate limited",
+      cancelled: "cancelled",
+      rejected_by_user: "rejected by you",
+      skipped: "skipped",
+      outcome_unknown: "outcome unknown",
+      internal: "internal error",
     },
     apiErrors: {
       unauthorized: "This server needs an API token.",
@@ -50,9 +58,15 @@ const LABELS = {
       thread_not_found: "This conversation does not exist or is not yours.",
     },
     stopReasons: {
-      final_answer: "answered", interrupted: "waiting for you", max_steps: "step limit reached",
-      timeout: "time limit reached", loop_detected: "stopped: repeating itself", too_many_fails: "stopped: too many failures",
-      budget_exhausted: "budget spent", cancelled: "stopped by you", error: "failed",
+      final_answer: "answered",
+      interrupted: "waiting for you",
+      max_steps: "step limit reached",
+      timeout: "time limit reached",
+      loop_detected: "stopped: repeating itself",
+      too_many_fails: "stopped: too many failures",
+      budget_exhausted: "budget spent",
+      cancelled: "stopped by you",
+      error: "failed",
     },
   },
   zh: {
@@ -92,9 +106,18 @@ const LABELS = {
     unfinished: "上一次运行进行到一半时服务停止了。",
     recover: "继续那次运行",
     errorCodes: {
-      invalid_args: "参数无效", unknown_tool: "未知工具", permission_denied: "无权限", not_found: "未找到",
-      timeout: "超时", transient: "临时故障", rate_limited: "被限流", cancelled: "已取消", rejected_by_user: "已被你拒绝",
-      skipped: "已跳过", outcome_unknown: "结果未知", internal: "内部错误",
+      invalid_args: "参数无效",
+      unknown_tool: "未知工具",
+      permission_denied: "无权限",
+      not_found: "未找到",
+      timeout: "超时",
+      transient: "临时故障",
+      rate_limited: "被限流",
+      cancelled: "已取消",
+      rejected_by_user: "已被你拒绝",
+      skipped: "已跳过",
+      outcome_unknown: "结果未知",
+      internal: "内部错误",
     },
     apiErrors: {
       unauthorized: "此服务器需要 API 令牌。",
@@ -103,9 +126,15 @@ const LABELS = {
       thread_not_found: "此对话不存在或不属于你。",
     },
     stopReasons: {
-      final_answer: "已回答", interrupted: "等待你的确认", max_steps: "达到步数上限", timeout: "达到时间上限",
-      loop_detected: "已停止：重复操作", too_many_fails: "已停止：失败过多", budget_exhausted: "预算已用完",
-      cancelled: "已被你停止", error: "出错",
+      final_answer: "已回答",
+      interrupted: "等待你的确认",
+      max_steps: "达到步数上限",
+      timeout: "达到时间上限",
+      loop_detected: "已停止：重复操作",
+      too_many_fails: "已停止：失败过多",
+      budget_exhausted: "预算已用完",
+      cancelled: "已被你停止",
+      error: "出错",
     },
   },
 };
@@ -155,5 +184,6 @@ export function stopReasonText(reason) {
 export function applyStaticLabels(root = document) {
   document.documentElement.lang = language === "zh" ? "zh-CN" : "en";
   for (const element of root.querySelectorAll("[data-label]")) element.textContent = t(element.dataset.label);
-  for (const element of root.querySelectorAll("[data-label-placeholder]")) element.placeholder = t(element.dataset.labelPlaceholder);
+  for (const element of root.querySelectorAll("[data-label-placeholder]"))
+    element.placeholder = t(element.dataset.labelPlaceholder);
 }

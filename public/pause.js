@@ -11,14 +11,25 @@ export function renderPause(slot, interrupt, onAnswer) {
   const fieldsByCall = new Map();
   const error = h("p", { class: "form-error", role: "alert" });
   const single = interrupt.calls.length === 1 && interrupt.calls[0].risk === "high";
-  const sendButton = h("button", { type: "submit", class: "primary", hidden: single, text: t(interrupt.calls.length > 1 ? "sendAnswers" : "continue") });
-  const form = h("form", { class: "pause", "aria-label": t("pauseTitle") },
+  const sendButton = h("button", {
+    type: "submit",
+    class: "primary",
+    hidden: single,
+    text: t(interrupt.calls.length > 1 ? "sendAnswers" : "continue"),
+  });
+  const form = h(
+    "form",
+    { class: "pause", "aria-label": t("pauseTitle") },
     h("h3", { text: t("pauseTitle") }),
-    h("p", { class: "reason", text: interrupt.reason || t(interrupt.interruptType === "params_required" ? "paramsReason" : "approveReason") }),
+    h("p", {
+      class: "reason",
+      text: interrupt.reason || t(interrupt.interruptType === "params_required" ? "paramsReason" : "approveReason"),
+    }),
     interrupt.error ? h("p", { class: "form-error", text: interrupt.error }) : null,
     interrupt.calls.map((call) => callFieldset(call, decisions, fieldsByCall, onDecide)),
     error,
-    h("div", { class: "actions" }, sendButton));
+    h("div", { class: "actions" }, sendButton),
+  );
 
   // A single risky call is answered by its own Approve or Reject; an edit needs the submit button.
   function onDecide(action) {
@@ -50,22 +61,32 @@ function callFieldset(call, decisions, fieldsByCall, onDecide) {
   const fields = (call.missing ?? []).map((field) => missingField(call, field));
   fieldsByCall.set(call.callId, fields);
   const controls = risky ? decisionControls(call, decisions, onDecide, fields) : [];
-  return h("fieldset", { class: `pause-call${risky ? " risky" : ""}`, dataset: { callId: call.callId } },
+  return h(
+    "fieldset",
+    { class: `pause-call${risky ? " risky" : ""}`, dataset: { callId: call.callId } },
     h("legend", {}, h("strong", { text: call.tool }), risky ? null : h("code", { text: ` ${formatArgs(call.args)}` })),
     risky ? h("pre", { class: "exact-args", text: JSON.stringify(call.args, null, 2) }) : null,
     fields.map((field) => field.element),
-    controls);
+    controls,
+  );
 }
 
 function missingField(call, field) {
   const id = `field-${call.callId}-${field.name}`;
   const control = field.enum?.length
-    ? h("select", { id, name: field.name, required: true },
-      h("option", { value: "", text: t("choose") }),
-      field.enum.map((value) => h("option", { value, text: value })))
+    ? h(
+        "select",
+        { id, name: field.name, required: true },
+        h("option", { value: "", text: t("choose") }),
+        field.enum.map((value) => h("option", { value, text: value })),
+      )
     : h("input", { id, name: field.name, required: true, autocomplete: "off" });
-  const element = h("div", { class: "field" },
-    h("label", { for: id }, h("span", { text: field.name }), h("small", { text: field.description })), control);
+  const element = h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, h("span", { text: field.name }), h("small", { text: field.description })),
+    control,
+  );
   return { name: field.name, element, control };
 }
 
@@ -76,7 +97,15 @@ function decisionControls(call, decisions, onDecide, fields) {
   const note = h("input", { name: "message", autocomplete: "off", maxlength: 2000 });
   const rejectBox = h("label", { class: "field", hidden: true }, h("span", { text: t("rejectLabel") }), note);
   const buttons = ["approve", "edit", "reject"].map((action) =>
-    h("button", { type: "button", class: `decision ${action}`, "aria-pressed": "false", dataset: { action }, text: t(action), onclick: () => choose(action) }));
+    h("button", {
+      type: "button",
+      class: `decision ${action}`,
+      "aria-pressed": "false",
+      dataset: { action },
+      text: t(action),
+      onclick: () => choose(action),
+    }),
+  );
 
   function choose(action) {
     decisions.set(call.callId, { action, editor, note });
@@ -120,7 +149,11 @@ function collect(interrupt, decisions, fieldsByCall) {
 export function answerNote(interrupt, resume) {
   const parts = resume.decisions.map((decision) => {
     const tool = interrupt.calls.find((call) => call.callId === decision.callId)?.tool ?? decision.callId;
-    const params = decision.params ? ` ${Object.entries(decision.params).map(([name, value]) => `${name}=${value}`).join(", ")}` : "";
+    const params = decision.params
+      ? ` ${Object.entries(decision.params)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(", ")}`
+      : "";
     return `${tool}: ${t(decision.action)}${params}`;
   });
   return h("p", { class: "answered", text: `${t("answered")} ${parts.join("; ")}` });

@@ -24,7 +24,12 @@ export class Transcript {
   /** Appends the user's message and returns its bubble. */
   addUser(content) {
     this.root.querySelector(".empty")?.remove();
-    const bubble = h("div", { class: "bubble user" }, h("span", { class: "who", text: t("you") }), h("p", { text: content }));
+    const bubble = h(
+      "div",
+      { class: "bubble user" },
+      h("span", { class: "who", text: t("you") }),
+      h("p", { text: content }),
+    );
     this.root.append(bubble);
     return bubble;
   }
@@ -57,14 +62,19 @@ export class Transcript {
     if (!run.openStep) {
       run.steps += 1;
       const calls = h("div", { class: "calls" });
-      run.element.append(h("div", { class: "step" }, h("span", { class: "step-label", text: t("step", { n: run.steps }) }), calls));
+      run.element.append(
+        h("div", { class: "step" }, h("span", { class: "step-label", text: t("step", { n: run.steps }) }), calls),
+      );
       run.openStep = calls;
     }
     const state = h("span", { class: "call-state", text: t("proposed") });
-    const card = h("article", { class: "call", dataset: { callId, state: "proposed" } },
+    const card = h(
+      "article",
+      { class: "call", dataset: { callId, state: "proposed" } },
       h("header", {}, h("strong", { class: "tool", text: tool }), state),
       h("code", { class: "args", text: formatArgs(args) }),
-      h("p", { class: "summary" }));
+      h("p", { class: "summary" }),
+    );
     run.openStep.append(card);
     this.cards.set(callId, card);
     return card;
@@ -73,7 +83,8 @@ export class Transcript {
   /** Fills a call's card with its result. */
   toolResult(runId, result) {
     this.closeStep(runId);
-    const card = this.cards.get(result.callId) ?? this.toolCall(runId, { callId: result.callId, tool: result.tool, args: {} });
+    const card =
+      this.cards.get(result.callId) ?? this.toolCall(runId, { callId: result.callId, tool: result.tool, args: {} });
     card.dataset.state = result.ok ? "ok" : "error";
     if (!result.ok) card.dataset.errorCode = result.errorCode ?? "internal";
     const outcome = result.ok ? t("ok") : errorCodeText(result.errorCode ?? "internal");
@@ -86,7 +97,14 @@ export class Transcript {
     this.closeStep(runId);
     if (!content) return;
     const run = this.run(runId);
-    run.element.append(h("div", { class: "bubble assistant" }, h("span", { class: "who", text: t("assistant") }), h("p", { text: content })));
+    run.element.append(
+      h(
+        "div",
+        { class: "bubble assistant" },
+        h("span", { class: "who", text: t("assistant") }),
+        h("p", { text: content }),
+      ),
+    );
   }
 
   /** Marks the calls of a pause as waiting and returns the place for its form. */
@@ -107,7 +125,11 @@ export class Transcript {
     const run = this.run(runId);
     this.closeStep(runId);
     run.element.dataset.state = stopReason;
-    run.status.textContent = t("finished", { reason: stopReasonText(stopReason), steps, duration: formatDuration(durationMs) });
+    run.status.textContent = t("finished", {
+      reason: stopReasonText(stopReason),
+      steps,
+      duration: formatDuration(durationMs),
+    });
   }
 
   closeStep(runId) {

@@ -24,7 +24,8 @@ function parseArgs(argv) {
     if (arg === "--port" || arg === "-p") port = argv[++index];
     else if (arg.startsWith("--port=")) port = arg.slice("--port=".length);
     else if (/^\d+$/.test(arg) && port === undefined) port = arg;
-    else if (arg === "--host" || arg === "-h") index++; // the server stays on loopback
+    else if (arg === "--host" || arg === "-h")
+      index++; // the server stays on loopback
     else passThrough.push(arg);
   }
   return { port, passThrough };
@@ -43,8 +44,10 @@ function isFree(port) {
 async function choosePort(requested) {
   if (requested !== undefined) {
     const port = Number(requested);
-    if (!Number.isInteger(port) || port < 1 || port > 65_535) fail(`Port "${requested}" is not a number from 1 to 65535.`);
-    if (!(await isFree(port))) fail(`Port ${port} on ${HOST} is in use; pick another with LANGGRAPH_PORT=<port> or "npm run dev -- <port>".`);
+    if (!Number.isInteger(port) || port < 1 || port > 65_535)
+      fail(`Port "${requested}" is not a number from 1 to 65535.`);
+    if (!(await isFree(port)))
+      fail(`Port ${port} on ${HOST} is in use; pick another with LANGGRAPH_PORT=<port> or "npm run dev -- <port>".`);
     return port;
   }
   for (let port = DEFAULT_PORT; port < DEFAULT_PORT + PORT_SCAN; port++) if (await isFree(port)) return port;
@@ -86,10 +89,14 @@ const { port: requested, passThrough } = parseArgs(process.argv.slice(2));
 const port = await choosePort(requested ?? (process.env.LANGGRAPH_PORT?.trim() || undefined));
 const apiUrl = `http://${HOST}:${port}`;
 const started = Date.now();
-const child = spawn(process.execPath, [cliPath(), "dev", "--port", String(port), "--host", HOST, "--no-browser", ...passThrough], {
-  stdio: "inherit",
-  env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
-});
+const child = spawn(
+  process.execPath,
+  [cliPath(), "dev", "--port", String(port), "--host", HOST, "--no-browser", ...passThrough],
+  {
+    stdio: "inherit",
+    env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
+  },
+);
 
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
@@ -110,5 +117,7 @@ if (await waitUntilReady(apiUrl, child)) {
     ].join("\n"),
   );
 } else if (child.exitCode === null) {
-  console.error(`opspilot dev: the server did not answer ${apiUrl}/ok within ${READY_TIMEOUT_MS / 1000} s; still waiting on it.`);
+  console.error(
+    `opspilot dev: the server did not answer ${apiUrl}/ok within ${READY_TIMEOUT_MS / 1000} s; still waiting on it.`,
+  );
 }

@@ -64,7 +64,16 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const registry = new ToolRegistry((options.tools ?? createDemoTools)(ops));
   const cancellations = new CancellationRegistry();
   const graph = compileGraph({ model, registry, storage: backend.storage, cancellations }, backend.checkpointer);
-  const runtime = createRuntime({ graph, registry, storage: backend.storage, cancellations, defaults: options.defaults, onEvent: options.onEvent, logger: options.logger, shutdownGraceMs: options.shutdownGraceMs });
+  const runtime = createRuntime({
+    graph,
+    registry,
+    storage: backend.storage,
+    cancellations,
+    defaults: options.defaults,
+    onEvent: options.onEvent,
+    logger: options.logger,
+    shutdownGraceMs: options.shutdownGraceMs,
+  });
   return {
     env,
     runtime,
@@ -87,7 +96,12 @@ export function createApp(options: AppOptions = {}): App {
   const env = options.env ?? loadEnv();
   const model = options.model ?? createChatModel(env);
   const sqlite = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
-  return assemble(options, env, model, { checkpointer: sqlite.checkpointer, storage: sqlite.storage, opsDb: sqlite.db, close: async () => sqlite.close() });
+  return assemble(options, env, model, {
+    checkpointer: sqlite.checkpointer,
+    storage: sqlite.storage,
+    opsDb: sqlite.db,
+    close: async () => sqlite.close(),
+  });
 }
 
 /**

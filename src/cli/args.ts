@@ -66,14 +66,24 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const [command, ...words] = positionals;
   if (values.help) return { ...defaults(), command: "help" };
   if (command !== "ask" && command !== "chat") {
-    throw new CliUsageError(command === undefined ? "Missing command: ask or chat. Run with --help for usage." : `Unknown command "${command}": use ask or chat.`);
+    throw new CliUsageError(
+      command === undefined
+        ? "Missing command: ask or chat. Run with --help for usage."
+        : `Unknown command "${command}": use ask or chat.`,
+    );
   }
   const question = words.join(" ").trim();
   return {
     command,
     question: question.length > 0 ? question : undefined,
     thread: nonEmpty(values.thread, "--thread"),
-    decisions: { approve: values.approve ?? false, params: values.param ?? [], reject: values.reject, edit: values.edit, resume: values.resume },
+    decisions: {
+      approve: values.approve ?? false,
+      params: values.param ?? [],
+      reject: values.reject,
+      edit: values.edit,
+      resume: values.resume,
+    },
     json: values.json ?? false,
     noInput: values["no-input"] ?? false,
     user: { id: userId(values.user), role: role(values.role) },
@@ -83,7 +93,13 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 
 /** Whether any flag answers a pause. */
 export function hasDecisionFlags(flags: DecisionFlags): boolean {
-  return flags.approve || flags.params.length > 0 || flags.reject !== undefined || flags.edit !== undefined || flags.resume !== undefined;
+  return (
+    flags.approve ||
+    flags.params.length > 0 ||
+    flags.reject !== undefined ||
+    flags.edit !== undefined ||
+    flags.resume !== undefined
+  );
 }
 
 /** `--reject` may stand alone (no reason): give it an empty value so parseArgs accepts it. */
@@ -98,7 +114,12 @@ function withBareReject(argv: readonly string[]): string[] {
 }
 
 function defaults(): Omit<CliArgs, "command"> {
-  return { decisions: { approve: false, params: [] }, json: false, noInput: false, user: { id: "local", role: "operator" } };
+  return {
+    decisions: { approve: false, params: [] },
+    json: false,
+    noInput: false,
+    user: { id: "local", role: "operator" },
+  };
 }
 
 function nonEmpty(value: string | undefined, flag: string): string | undefined {
@@ -115,13 +136,15 @@ function userId(value: string | undefined): string {
 
 function role(value: string | undefined): string {
   if (value === undefined) return "operator";
-  if (!(KNOWN_ROLES as readonly string[]).includes(value)) throw new CliUsageError(`--role must be one of ${KNOWN_ROLES.join(", ")} (got "${value}").`);
+  if (!(KNOWN_ROLES as readonly string[]).includes(value))
+    throw new CliUsageError(`--role must be one of ${KNOWN_ROLES.join(", ")} (got "${value}").`);
   return value;
 }
 
 function maxSteps(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const steps = Number(value);
-  if (!/^\d+$/.test(value.trim()) || steps < 1 || steps > 100) throw new CliUsageError(`--max-steps must be an integer from 1 to 100 (got "${value}").`);
+  if (!/^\d+$/.test(value.trim()) || steps < 1 || steps > 100)
+    throw new CliUsageError(`--max-steps must be an integer from 1 to 100 (got "${value}").`);
   return steps;
 }

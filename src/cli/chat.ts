@@ -13,12 +13,15 @@ const EXIT_WORDS = new Set(["/exit", "/quit", "exit", "quit"]);
  * otherwise the chat prints how to resume and ends, since the thread now waits.
  */
 export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
-  if (args.thread === undefined && hasDecisionFlags(args.decisions)) throw new CliUsageError("--approve, --param, --edit, --reject and --resume answer a pause: add --thread <id>.");
+  if (args.thread === undefined && hasDecisionFlags(args.decisions))
+    throw new CliUsageError("--approve, --param, --edit, --reject and --resume answer a pause: add --thread <id>.");
   let threadId: string;
   let renderer: EventRenderer;
   if (args.thread !== undefined) {
     const opened = await openThread(ctx, args.thread);
-    const settled = hasDecisionFlags(args.decisions) ? await answerWithFlags(ctx, opened, args.decisions) : await settleThread(ctx, opened);
+    const settled = hasDecisionFlags(args.decisions)
+      ? await answerWithFlags(ctx, opened, args.decisions)
+      : await settleThread(ctx, opened);
     if (settled?.pause) return exitCodeFor(settled);
     ({ threadId } = opened.view);
     renderer = opened.renderer;
@@ -53,7 +56,12 @@ async function readQuestion(ctx: CliContext): Promise<string | undefined> {
 }
 
 /** One question; a refusal (busy, paused thread) is reported and the chat goes on. */
-async function askSafely(ctx: CliContext, threadId: string, question: string, renderer: EventRenderer): Promise<RunOutcome | undefined> {
+async function askSafely(
+  ctx: CliContext,
+  threadId: string,
+  question: string,
+  renderer: EventRenderer,
+): Promise<RunOutcome | undefined> {
   try {
     return await askQuestion(ctx, threadId, question, renderer);
   } catch (error) {

@@ -29,7 +29,10 @@ export function reportError(error: unknown): ErrorReport {
 export function reportStartupError(error: unknown): ErrorReport {
   if (error instanceof OpsPilotError) return reportError(error);
   const message = error instanceof Error ? error.message : String(error);
-  return { line: `opspilot: cannot start (check OPSPILOT_DB, DATABASE_URL and the model settings): ${firstLine(message)}`, exitCode: 2 };
+  return {
+    line: `opspilot: cannot start (check OPSPILOT_DB, DATABASE_URL and the model settings): ${firstLine(message)}`,
+    exitCode: 2,
+  };
 }
 
 function firstLine(text: string): string {

@@ -43,11 +43,19 @@ async function decideCall(call: WaitingCall, io: PromptIo): Promise<Decision | u
   return askConfirm(call, params, io);
 }
 
-async function askField(call: WaitingCall, field: MissingField, io: PromptIo): Promise<{ rejected: true } | { rejected: false; value: unknown } | undefined> {
+async function askField(
+  call: WaitingCall,
+  field: MissingField,
+  io: PromptIo,
+): Promise<{ rejected: true } | { rejected: false; value: unknown } | undefined> {
   const { style } = io;
   // describePause already showed the field's description; here only which call and the choices.
-  const options = field.enum ? field.enum.map((value, index) => `${index + 1}) ${style.bold(value)}`).join("   ") : "a value";
-  io.write(`${io.tagOf(call.callId)} ${style.cyan(call.tool)} · ${style.bold(field.name)}: ${options}   ${style.dim(`(${REJECT_WORD} refuses the call)`)}`);
+  const options = field.enum
+    ? field.enum.map((value, index) => `${index + 1}) ${style.bold(value)}`).join("   ")
+    : "a value";
+  io.write(
+    `${io.tagOf(call.callId)} ${style.cyan(call.tool)} · ${style.bold(field.name)}: ${options}   ${style.dim(`(${REJECT_WORD} refuses the call)`)}`,
+  );
   const choices = field.enum ? ` [${field.enum.join("/")}]` : "";
   for (;;) {
     const answer = await io.prompter.ask(`${field.name}${choices} › `);
@@ -62,7 +70,11 @@ async function askField(call: WaitingCall, field: MissingField, io: PromptIo): P
   }
 }
 
-async function askConfirm(call: WaitingCall, params: Record<string, unknown>, io: PromptIo): Promise<Decision | undefined> {
+async function askConfirm(
+  call: WaitingCall,
+  params: Record<string, unknown>,
+  io: PromptIo,
+): Promise<Decision | undefined> {
   const { style } = io;
   const args = { ...call.args, ...params };
   io.write(`${io.tagOf(call.callId)} ${style.red("high risk")}: ${style.cyan(call.tool)} ${compactJson(args, 2_000)}`);
@@ -71,7 +83,12 @@ async function askConfirm(call: WaitingCall, params: Record<string, unknown>, io
     if (answer === undefined) return undefined;
     const choice = answer.trim().toLowerCase();
     if (["a", "approve", "y", "yes"].includes(choice)) {
-      return { callId: call.callId, action: "approve", argsHash: call.argsHash, ...(Object.keys(params).length > 0 ? { params } : {}) };
+      return {
+        callId: call.callId,
+        action: "approve",
+        argsHash: call.argsHash,
+        ...(Object.keys(params).length > 0 ? { params } : {}),
+      };
     }
     if (["r", "reject", "n", "no"].includes(choice)) return askReject(call, io);
     if (["e", "edit"].includes(choice)) {
@@ -84,7 +101,10 @@ async function askConfirm(call: WaitingCall, params: Record<string, unknown>, io
   }
 }
 
-async function askArgs(current: Record<string, unknown>, io: PromptIo): Promise<Record<string, unknown> | "back" | undefined> {
+async function askArgs(
+  current: Record<string, unknown>,
+  io: PromptIo,
+): Promise<Record<string, unknown> | "back" | undefined> {
   io.write(io.style.dim(`  current args: ${JSON.stringify(current)}`));
   for (;;) {
     const answer = await io.prompter.ask("New args as JSON (empty to go back) › ");

@@ -23,7 +23,9 @@ export function describePause(pause: InterruptValue, view: PauseView): string[] 
 function describeCall(call: WaitingCall, view: PauseView): string[] {
   const { style } = view;
   const risk = call.risk === "high" ? style.red("high risk") : "low risk";
-  const lines = [`  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${compactJson(call.args, 400)}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`];
+  const lines = [
+    `  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${compactJson(call.args, 400)}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`,
+  ];
   for (const field of call.missing ?? []) {
     lines.push(`      needs ${style.bold(field.name)}: ${field.description}`);
     if (field.enum) lines.push(`      allowed values: ${field.enum.map((value) => style.bold(value)).join(" | ")}`);
@@ -41,15 +43,25 @@ export function resumeInstructions(threadId: string, pause: InterruptValue, styl
   const lines = [style.bold("To answer, run one of:")];
   const [onlyField] = fields;
   if (fields.length === 1 && onlyField!.enum && onlyField!.enum.length <= 5) {
-    for (const value of onlyField!.enum) lines.push(command(`--param ${shellQuote(`${onlyField!.name}=${value}`)}${approve}`));
+    for (const value of onlyField!.enum)
+      lines.push(command(`--param ${shellQuote(`${onlyField!.name}=${value}`)}${approve}`));
   } else if (fields.length > 0) {
-    lines.push(command(fields.map((field) => `--param ${shellQuote(`${field.name}=${field.enum?.[0] ?? "VALUE"}`)}`).join(" ") + approve));
-    for (const field of fields) if (field.enum) lines.push(style.dim(`      ${field.name}: one of ${field.enum.join(", ")}`));
+    lines.push(
+      command(
+        fields.map((field) => `--param ${shellQuote(`${field.name}=${field.enum?.[0] ?? "VALUE"}`)}`).join(" ") +
+          approve,
+      ),
+    );
+    for (const field of fields)
+      if (field.enum) lines.push(style.dim(`      ${field.name}: one of ${field.enum.join(", ")}`));
   } else {
     lines.push(command("--approve") + style.dim("   run exactly as shown"));
   }
   if (pause.calls.length === 1 && (highRisk || pause.interruptType === "confirm_risky")) {
-    lines.push(command(`--edit ${shellQuote(JSON.stringify(editExample(pause.calls[0]!)))}`) + style.dim("   run with these args instead"));
+    lines.push(
+      command(`--edit ${shellQuote(JSON.stringify(editExample(pause.calls[0]!)))}`) +
+        style.dim("   run with these args instead"),
+    );
   }
   lines.push(command(`--reject "reason"`) + style.dim("   refuse (the reason is optional)"));
   if (pause.calls.length > 1) {
@@ -68,6 +80,7 @@ function editExample(call: WaitingCall): Record<string, unknown> {
 
 function uniqueFields(pause: InterruptValue) {
   const byName = new Map<string, NonNullable<WaitingCall["missing"]>[number]>();
-  for (const call of pause.calls) for (const field of call.missing ?? []) if (!byName.has(field.name)) byName.set(field.name, field);
+  for (const call of pause.calls)
+    for (const field of call.missing ?? []) if (!byName.has(field.name)) byName.set(field.name, field);
   return [...byName.values()];
 }

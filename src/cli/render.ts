@@ -87,7 +87,9 @@ export class EventRenderer {
         const mark = event.ok ? style.green("✓") : style.red("✗");
         const code = event.ok || !event.errorCode ? "" : ` ${style.red(event.errorCode)}`;
         const summary = event.summary ? ` · ${event.summary}` : "";
-        return [`  ${mark} ${this.tagOf(event.callId)} ${event.tool}${code}${summary} ${style.dim(`(${formatDuration(event.durationMs)})`)}`];
+        return [
+          `  ${mark} ${this.tagOf(event.callId)} ${event.tool}${code}${summary} ${style.dim(`(${formatDuration(event.durationMs)})`)}`,
+        ];
       }
       case "assistant_message":
         return ["", ...indent(event.content, ""), ""];
@@ -95,7 +97,9 @@ export class EventRenderer {
         return describePause(event, { style, tagOf: this.tagOf });
       case "run_finished": {
         const color = style[STOP_COLORS[event.stopReason]];
-        const meta = style.dim(` · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatDuration(event.durationMs)}`);
+        const meta = style.dim(
+          ` · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatDuration(event.durationMs)}`,
+        );
         return [`${color(style.bold(`■ stop: ${event.stopReason}`))}${meta}`, `  thread: ${event.threadId}`];
       }
       default: {

@@ -51,7 +51,14 @@ export async function runCli(io: CliProcess): Promise<number> {
   const sigint = new SigintRouter(() => exit(130));
   sigint.attach(io.signals ?? process);
   let prompter: Prompter | undefined;
-  const ctx = contextFor(io, args, app, sigint, () => (prompter ??= promptOn(io, args, sigint)), () => exit(130));
+  const ctx = contextFor(
+    io,
+    args,
+    app,
+    sigint,
+    () => (prompter ??= promptOn(io, args, sigint)),
+    () => exit(130),
+  );
   try {
     return args.command === "ask" ? await runAsk(ctx, args) : await runChat(ctx, args);
   } catch (error) {
@@ -65,7 +72,14 @@ export async function runCli(io: CliProcess): Promise<number> {
   }
 }
 
-function contextFor(io: CliProcess, args: CliArgs, app: App, sigint: SigintRouter, prompter: () => Prompter, forceExit: () => void): CliContext {
+function contextFor(
+  io: CliProcess,
+  args: CliArgs,
+  app: App,
+  sigint: SigintRouter,
+  prompter: () => Prompter,
+  forceExit: () => void,
+): CliContext {
   return {
     runtime: app.runtime,
     user: args.user,

@@ -44,7 +44,12 @@ export interface RunOutcome {
 }
 
 /** Prints a run's events as they arrive; Ctrl-C cancels the run through the runtime. */
-export async function consumeRun(ctx: CliContext, threadId: string, events: AsyncIterable<RunEvent>, renderer: EventRenderer): Promise<RunOutcome> {
+export async function consumeRun(
+  ctx: CliContext,
+  threadId: string,
+  events: AsyncIterable<RunEvent>,
+  renderer: EventRenderer,
+): Promise<RunOutcome> {
   const outcome: RunOutcome = { stopReason: "error", cancelledByUser: false };
   const release = ctx.sigint.push(() => {
     if (outcome.cancelledByUser) return ctx.forceExit();
@@ -71,7 +76,12 @@ export async function consumeRun(ctx: CliContext, threadId: string, events: Asyn
  * the runtime refuses the answer); otherwise prints how to resume and returns, since a
  * pause is a normal state.
  */
-export async function settlePauses(ctx: CliContext, threadId: string, first: RunOutcome, renderer: EventRenderer): Promise<RunOutcome> {
+export async function settlePauses(
+  ctx: CliContext,
+  threadId: string,
+  first: RunOutcome,
+  renderer: EventRenderer,
+): Promise<RunOutcome> {
   let outcome = first;
   while (outcome.pause && !outcome.cancelledByUser) {
     const pause: InterruptValue = outcome.pause;
@@ -97,7 +107,12 @@ async function askInPlace(ctx: CliContext, pause: InterruptValue, renderer: Even
   const prompter = ctx.prompter();
   const release = ctx.sigint.push(() => prompter.cancel());
   try {
-    return await promptResume(pause, { prompter, write: (line) => ctx.out(line), style: ctx.style, tagOf: renderer.tagOf });
+    return await promptResume(pause, {
+      prompter,
+      write: (line) => ctx.out(line),
+      style: ctx.style,
+      tagOf: renderer.tagOf,
+    });
   } finally {
     release();
   }

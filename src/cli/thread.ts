@@ -19,19 +19,33 @@ export async function openThread(ctx: CliContext, threadId: string): Promise<Ope
 }
 
 /** Runs one question on the thread and follows it through its pauses. */
-export async function askQuestion(ctx: CliContext, threadId: string, question: string, renderer: EventRenderer): Promise<RunOutcome> {
+export async function askQuestion(
+  ctx: CliContext,
+  threadId: string,
+  question: string,
+  renderer: EventRenderer,
+): Promise<RunOutcome> {
   renderer.newRun();
   const events = await ctx.runtime.startRun({ threadId, message: question, user: ctx.user, options: ctx.runOptions });
   return settlePauses(ctx, threadId, await consumeRun(ctx, threadId, events, renderer), renderer);
 }
 
 /** Answers the thread's pause with the decision flags, then follows the resumed run. */
-export async function answerWithFlags(ctx: CliContext, opened: OpenedThread, flags: DecisionFlags): Promise<RunOutcome> {
+export async function answerWithFlags(
+  ctx: CliContext,
+  opened: OpenedThread,
+  flags: DecisionFlags,
+): Promise<RunOutcome> {
   const { view, renderer } = opened;
   if (view.status === "running") throw new ThreadBusyError(view.threadId);
   if (!view.interrupt) throw new NotPausedError(view.threadId);
   const resume = decisionsFromFlags(view.interrupt, flags);
-  const events = await ctx.runtime.resumeRun({ threadId: view.threadId, resume, user: ctx.user, options: ctx.runOptions });
+  const events = await ctx.runtime.resumeRun({
+    threadId: view.threadId,
+    resume,
+    user: ctx.user,
+    options: ctx.runOptions,
+  });
   return settlePauses(ctx, view.threadId, await consumeRun(ctx, view.threadId, events, renderer), renderer);
 }
 
@@ -44,10 +58,16 @@ export async function settleThread(ctx: CliContext, opened: OpenedThread): Promi
   if (view.status === "running") throw new ThreadBusyError(view.threadId);
   if (view.interrupt) {
     await showPendingPause(ctx, opened);
-    return settlePauses(ctx, view.threadId, { stopReason: "interrupted", pause: view.interrupt, cancelledByUser: false }, renderer);
+    return settlePauses(
+      ctx,
+      view.threadId,
+      { stopReason: "interrupted", pause: view.interrupt, cancelledByUser: false },
+      renderer,
+    );
   }
   if (view.unfinished) {
-    if (!ctx.json) ctx.out(ctx.style.yellow(`Thread ${view.threadId} has an unfinished run (its process stopped); recovering it…`));
+    if (!ctx.json)
+      ctx.out(ctx.style.yellow(`Thread ${view.threadId} has an unfinished run (its process stopped); recovering it…`));
     const events = await ctx.runtime.recoverRun(view.threadId, ctx.user);
     return settlePauses(ctx, view.threadId, await consumeRun(ctx, view.threadId, events, renderer), renderer);
   }

@@ -11,13 +11,18 @@ const TOKEN_ENTRY = /^([^\s=,]{8,})=([A-Za-z0-9._@-]+):([a-z_]+)$/;
 /** Parses `token=user:role,token2=user2:role2` into a token → user map, reporting the first bad entry. */
 function parseApiTokens(value: string, ctx: z.RefinementCtx): ReadonlyMap<string, RunUser> {
   const tokens = new Map<string, RunUser>();
-  const entries = value.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
   for (const [index, entry] of entries.entries()) {
     const match = TOKEN_ENTRY.exec(entry);
     const [, token, userId, role] = match ?? [];
     let problem: string | undefined;
-    if (!token || !userId || !role) problem = "must look like token=user:role (token at least 8 characters, no spaces, '=' or ',')";
-    else if (!(KNOWN_ROLES as readonly string[]).includes(role)) problem = `role "${role}" is not one of ${KNOWN_ROLES.join(", ")}`;
+    if (!token || !userId || !role)
+      problem = "must look like token=user:role (token at least 8 characters, no spaces, '=' or ',')";
+    else if (!(KNOWN_ROLES as readonly string[]).includes(role))
+      problem = `role "${role}" is not one of ${KNOWN_ROLES.join(", ")}`;
     else if (tokens.has(token)) problem = "repeats a token already listed";
     if (problem || !token || !userId || !role) {
       // The entry itself is never echoed: it holds a secret.
@@ -40,17 +45,47 @@ function integer(min: number, max: number) {
  * `.env.example`); nothing else reads `process.env`. Blank values count as unset.
  */
 export const EnvSchema = z.object({
-  OPSPILOT_MODEL: z.string().default("demo").describe('Chat model: "demo" (offline, default) or "openai:<model-name>" for any OpenAI-compatible endpoint'),
-  OPENAI_API_KEY: z.string().optional().describe("API key of the OpenAI-compatible endpoint; optional when the base URL is loopback (Ollama, vLLM on this host)"),
-  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" }).optional().describe("Base URL of the OpenAI-compatible endpoint (default https://api.openai.com/v1)"),
-  OPSPILOT_MODEL_TIMEOUT_MS: integer(1_000, 600_000).default(60_000).describe("Time limit of one model request attempt, in ms"),
-  OPSPILOT_MODEL_MAX_RETRIES: integer(0, 10).default(2).describe("Retries of a model request on 429, 5xx, timeouts and network errors (never on other 4xx)"),
-  OPSPILOT_DB: z.string().default("./.opspilot/opspilot.sqlite").describe("SQLite file for checkpoints, the write journal and records"),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional().describe("PostgreSQL URL; when set, replaces SQLite so several processes can share threads"),
+  OPSPILOT_MODEL: z
+    .string()
+    .default("demo")
+    .describe('Chat model: "demo" (offline, default) or "openai:<model-name>" for any OpenAI-compatible endpoint'),
+  OPENAI_API_KEY: z
+    .string()
+    .optional()
+    .describe(
+      "API key of the OpenAI-compatible endpoint; optional when the base URL is loopback (Ollama, vLLM on this host)",
+    ),
+  OPENAI_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" })
+    .optional()
+    .describe("Base URL of the OpenAI-compatible endpoint (default https://api.openai.com/v1)"),
+  OPSPILOT_MODEL_TIMEOUT_MS: integer(1_000, 600_000)
+    .default(60_000)
+    .describe("Time limit of one model request attempt, in ms"),
+  OPSPILOT_MODEL_MAX_RETRIES: integer(0, 10)
+    .default(2)
+    .describe("Retries of a model request on 429, 5xx, timeouts and network errors (never on other 4xx)"),
+  OPSPILOT_DB: z
+    .string()
+    .default("./.opspilot/opspilot.sqlite")
+    .describe("SQLite file for checkpoints, the write journal and records"),
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" })
+    .optional()
+    .describe("PostgreSQL URL; when set, replaces SQLite so several processes can share threads"),
   HOST: z.string().default("127.0.0.1").describe("Interface the HTTP server binds to"),
   PORT: integer(0, 65_535).default(8787).describe("Port of the HTTP server (0 picks a free one)"),
-  OPSPILOT_API_TOKENS: z.string().transform(parseApiTokens).optional().describe("API bearer tokens: token=user:role,token2=user2:role2 (roles: viewer, operator, admin); unset serves only the local user"),
-  OPSPILOT_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be one of debug, info, warn, error, silent" }).default("info").describe("Log verbosity"),
+  OPSPILOT_API_TOKENS: z
+    .string()
+    .transform(parseApiTokens)
+    .optional()
+    .describe(
+      "API bearer tokens: token=user:role,token2=user2:role2 (roles: viewer, operator, admin); unset serves only the local user",
+    ),
+  OPSPILOT_LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error", "silent"], { error: "must be one of debug, info, warn, error, silent" })
+    .default("info")
+    .describe("Log verbosity"),
 });
 
 /** The validated settings, keyed by environment variable name. */

@@ -18,7 +18,9 @@ function sortKeys(value: unknown): unknown {
 
 /** sha256 (hex) of the canonical JSON of `args`; binds an approval to exact arguments. */
 export function argsHash(args: unknown): string {
-  return createHash("sha256").update(canonicalJson(args ?? {})).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(args ?? {}))
+    .digest("hex");
 }
 
 /** Tool name plus canonical args: what the identical-call guard compares. */

@@ -67,7 +67,10 @@ export class ThreadNotFoundError extends OpsPilotError {
 /** A thread is paused and a new message was sent instead of a resume. */
 export class ThreadPausedError extends OpsPilotError {
   constructor(threadId: string) {
-    super("thread_paused", `Thread ${threadId} is waiting for your answer; resume it or reject the pending calls first.`);
+    super(
+      "thread_paused",
+      `Thread ${threadId} is waiting for your answer; resume it or reject the pending calls first.`,
+    );
     this.name = "ThreadPausedError";
   }
 }

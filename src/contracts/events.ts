@@ -33,6 +33,10 @@ export const RunEventSchema = z.discriminatedUnion("type", [
 /** One streamed event. */
 export type RunEvent = z.infer<typeof RunEventSchema>;
 /** An event before the stream stamps `threadId`, `runId` and `seq` on it. */
-export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "threadId" | "runId" | "seq"> : never) : never;
+export type RunEventBody = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, "threadId" | "runId" | "seq">
+    : never
+  : never;
 /** Names of the event types. */
 export type RunEventType = RunEvent["type"];

@@ -38,10 +38,17 @@ export async function runCall(options: RunCallOptions): Promise<CallOutcome> {
       return { kind: "observation", observation: last, raw: attempt.raw, durationMs, attempts };
     }
   }
-  return { kind: "observation", observation: last!, raw: undefined, durationMs: Math.round(performance.now() - started), attempts };
+  return {
+    kind: "observation",
+    observation: last!,
+    raw: undefined,
+    durationMs: Math.round(performance.now() - started),
+    attempts,
+  };
 }
 
-type AttemptResult = { kind: "observation"; observation: Observation; raw: unknown } | { kind: "needs_user"; request: UserInputRequest };
+type AttemptResult =
+  { kind: "observation"; observation: Observation; raw: unknown } | { kind: "needs_user"; request: UserInputRequest };
 
 async function runAttempt({ tool, args, context, signal }: RunCallOptions): Promise<AttemptResult> {
   if (signal.aborted) return cancelled(tool.name);
@@ -50,14 +57,25 @@ async function runAttempt({ tool, args, context, signal }: RunCallOptions): Prom
   signal.addEventListener("abort", onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => controller.abort(new ToolError("timeout", `${tool.name} did not answer within ${tool.timeoutMs} ms.`)), tool.timeoutMs);
+    timer = setTimeout(
+      () => controller.abort(new ToolError("timeout", `${tool.name} did not answer within ${tool.timeoutMs} ms.`)),
+      tool.timeoutMs,
+    );
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
   });
   try {
     // The race matters: a tool that ignores its signal must not hold the batch.
-    const value = await Promise.race([Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })), stop]);
+    const value = await Promise.race([
+      Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })),
+      stop,
+    ]);
     if (isUserInputRequest(value)) return { kind: "needs_user", request: value };
-    if (!isJsonSafe(value)) return { kind: "observation", observation: { ok: false, errorCode: "internal", message: `${tool.name} returned a result that is not JSON.` }, raw: undefined };
+    if (!isJsonSafe(value))
+      return {
+        kind: "observation",
+        observation: { ok: false, errorCode: "internal", message: `${tool.name} returned a result that is not JSON.` },
+        raw: undefined,
+      };
     return { kind: "observation", observation: { ok: true, data: value ?? null }, raw: value };
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error;
@@ -71,7 +89,11 @@ async function runAttempt({ tool, args, context, signal }: RunCallOptions): Prom
 }
 
 function cancelled(tool: string): AttemptResult {
-  return { kind: "observation", observation: { ok: false, errorCode: "cancelled", message: `${tool} was cancelled before it ran.` }, raw: undefined };
+  return {
+    kind: "observation",
+    observation: { ok: false, errorCode: "cancelled", message: `${tool} was cancelled before it ran.` },
+    raw: undefined,
+  };
 }
 
 /** Whether a tool's result survives JSON (no cycles, no BigInt): anything else is a misbehaving tool. */

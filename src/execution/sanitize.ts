@@ -11,7 +11,10 @@ const MASKS: Array<[RegExp, string]> = [
   [/((?:api[_-]?key|secret|password|passwd|token|access[_-]?key)\\?"?\s*[:=]\s*\\?"?)[^\s"\\,;}]{4,}/gi, "$1[masked]"],
   [/[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}/g, "[email masked]"],
   // Chinese resident ID: 6-digit region, birth date, 3 digits and a check digit or X.
-  [/(?<![0-9])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9])/g, "[id number masked]"],
+  [
+    /(?<![0-9])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9])/g,
+    "[id number masked]",
+  ],
   [/(?<![0-9])(?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4}(?![0-9])/g, "[phone masked]"],
   [/(?<![\w])\+\d{1,3}[- ]?\(?\d{2,4}\)?[- ]?\d{3,4}[- ]?\d{3,4}(?![0-9])/g, "[phone masked]"],
 ];
@@ -45,7 +48,7 @@ export function boundObservation(observation: Observation, maxChars: number): Bo
   // Cut before masking: masking scans the text, and only what is kept needs it.
   const note = "Result cut to fit; the full result is stored under this call id.";
   const budget = Math.max(0, maxChars - 300);
-  const dataText = observation.ok ? JSON.stringify(observation.data) ?? "null" : observation.message;
+  const dataText = observation.ok ? (JSON.stringify(observation.data) ?? "null") : observation.message;
   const preview = maskSensitive(dataText.slice(0, budget)).slice(0, budget);
   const cut: Observation = observation.ok
     ? { ok: true, data: preview, truncated: { originalChars: dataText.length, keptChars: preview.length } }

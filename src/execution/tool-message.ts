@@ -4,7 +4,14 @@ import type { ProposedCall } from "../graph/pairing.js";
 import { boundObservation } from "./sanitize.js";
 
 /** Builds the one ToolMessage of a call: bounded, masked content and its metadata as the artifact. */
-export function toolMessage(options: { callId: string; tool: string; observation: Observation; durationMs: number; attempts: number; maxChars: number }): ToolMessage {
+export function toolMessage(options: {
+  callId: string;
+  tool: string;
+  observation: Observation;
+  durationMs: number;
+  attempts: number;
+  maxChars: number;
+}): ToolMessage {
   const bounded = boundObservation(options.observation, options.maxChars);
   const meta: ObservationMeta = {
     ok: bounded.observation.ok,
@@ -26,8 +33,21 @@ export function toolMessage(options: { callId: string; tool: string; observation
 }
 
 /** The results of calls that will not run: one failed observation each, with the same message. */
-export function notExecuted(calls: readonly ProposedCall[], failure: { errorCode: ErrorCode; message: string }, maxChars: number): ToolMessage[] {
-  return calls.map((call) => toolMessage({ callId: call.id, tool: call.name, observation: { ok: false, ...failure }, durationMs: 0, attempts: 0, maxChars }));
+export function notExecuted(
+  calls: readonly ProposedCall[],
+  failure: { errorCode: ErrorCode; message: string },
+  maxChars: number,
+): ToolMessage[] {
+  return calls.map((call) =>
+    toolMessage({
+      callId: call.id,
+      tool: call.name,
+      observation: { ok: false, ...failure },
+      durationMs: 0,
+      attempts: 0,
+      maxChars,
+    }),
+  );
 }
 
 /** One line describing an observation, for the step bar, the records and stop summaries. */
@@ -39,7 +59,8 @@ export function summarize(observation: Observation): string {
     const parts: string[] = [];
     if (Array.isArray(data.results)) parts.push(`${data.results.length} result(s)`);
     if (typeof data.total === "number") parts.push(`${data.total} match(es)`);
-    if (typeof data.action === "string") parts.push(`${data.action} ${String(data.service ?? "")} ${String(data.environment ?? "")}`.trim());
+    if (typeof data.action === "string")
+      parts.push(`${data.action} ${String(data.service ?? "")} ${String(data.environment ?? "")}`.trim());
     if (parts.length > 0) return parts.join(", ");
   }
   return JSON.stringify(data ?? null).slice(0, 160);

@@ -28,7 +28,12 @@ export async function runWrite(options: {
   }
   if (existing?.state === "started") return unknownOutcome(tool.name);
   if (signal.aborted) return observation(false, "cancelled", `${tool.name} was cancelled before it ran.`);
-  const claimed = await journal.startEntry({ threadId: context.threadId, callId: call.callId, tool: tool.name, argsHash: frozenHash });
+  const claimed = await journal.startEntry({
+    threadId: context.threadId,
+    callId: call.callId,
+    tool: tool.name,
+    argsHash: frozenHash,
+  });
   if (!claimed) return unknownOutcome(tool.name);
   const outcome = await runCall({ tool, args: call.args, context, signal });
   if (outcome.kind === "needs_user") {

@@ -7,20 +7,54 @@ export const DEFAULT_OBSERVATION_MAX_CHARS = 4_000;
 /** Limits and options of one run, read from `config.configurable`; every field has a default. */
 export const RunOptionsSchema = z.object({
   userId: z.string().min(1).default("local").describe("User on whose behalf the run acts"),
-  role: z.string().min(1).default("operator").describe("Role that decides which tools may run: viewer, operator or admin"),
-  maxSteps: z.number().int().min(1).max(100).default(8).describe("Model turns with tool calls before the run stops with max_steps"),
-  maxWallTimeMs: z.number().int().min(100).default(120_000).describe("Active wall time of a run (pauses excluded) before it stops with timeout"),
-  maxToolFailsInRow: z.number().int().min(1).default(3).describe("Consecutive failed observations before the run stops with too_many_fails"),
-  identicalCallLimit: z.number().int().min(2).default(3).describe("Times the same calls may be proposed in a row before loop_detected"),
+  role: z
+    .string()
+    .min(1)
+    .default("operator")
+    .describe("Role that decides which tools may run: viewer, operator or admin"),
+  maxSteps: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(8)
+    .describe("Model turns with tool calls before the run stops with max_steps"),
+  maxWallTimeMs: z
+    .number()
+    .int()
+    .min(100)
+    .default(120_000)
+    .describe("Active wall time of a run (pauses excluded) before it stops with timeout"),
+  maxToolFailsInRow: z
+    .number()
+    .int()
+    .min(1)
+    .default(3)
+    .describe("Consecutive failed observations before the run stops with too_many_fails"),
+  identicalCallLimit: z
+    .number()
+    .int()
+    .min(2)
+    .default(3)
+    .describe("Times the same calls may be proposed in a row before loop_detected"),
   tokenBudget: z.number().int().min(1).default(200_000).describe("Tokens a run may spend before budget_exhausted"),
-  costBudgetUsd: z.number().min(0).optional().describe("Dollars a run may spend before budget_exhausted (needs prices)"),
+  costBudgetUsd: z
+    .number()
+    .min(0)
+    .optional()
+    .describe("Dollars a run may spend before budget_exhausted (needs prices)"),
   inputPricePerMillion: z.number().min(0).default(0).describe("USD per million input tokens, for the cost budget"),
   outputPricePerMillion: z.number().min(0).default(0).describe("USD per million output tokens, for the cost budget"),
   stepTools: z
     .array(z.string())
     .optional()
     .describe("Serial step mode: step n exposes only stepTools[n-1] (the last entry repeats); other tools are skipped"),
-  observationMaxChars: z.number().int().min(200).default(DEFAULT_OBSERVATION_MAX_CHARS).describe("Cap on the text of one observation"),
+  observationMaxChars: z
+    .number()
+    .int()
+    .min(200)
+    .default(DEFAULT_OBSERVATION_MAX_CHARS)
+    .describe("Cap on the text of one observation"),
 });
 
 /** Limits and options of one run. */
@@ -35,7 +69,10 @@ const optionKeys = Object.keys(RunOptionsSchema.shape) as Array<keyof RunOptions
  * runtime context, what Studio's form sends) over `config.configurable`; other keys are ignored.
  */
 export function readRunOptions(config: (RunnableConfig & { context?: unknown }) | undefined): RunOptions {
-  const configurable = { ...(config?.configurable ?? {}), ...((config?.context ?? {}) as Record<string, unknown>) } as Record<string, unknown>;
+  const configurable = {
+    ...(config?.configurable ?? {}),
+    ...((config?.context ?? {}) as Record<string, unknown>),
+  } as Record<string, unknown>;
   const picked: Record<string, unknown> = {};
   for (const key of optionKeys) if (configurable[key] !== undefined) picked[key] = configurable[key];
   // Every node reads the options; parsing the same few values once per run is enough.

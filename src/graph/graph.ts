@@ -1,4 +1,11 @@
-import { Command, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import {
+  Command,
+  END,
+  START,
+  StateGraph,
+  type BaseCheckpointSaver,
+  type LangGraphRunnableConfig,
+} from "@langchain/langgraph";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AgentInput, AgentState, type AgentStateType, type AgentStateUpdate } from "./state.js";
 import { RunOptionsSchema } from "./config.js";
@@ -45,11 +52,17 @@ function routed<Next extends string>(node: Node, route: (state: AgentStateType) 
 export function buildGraph(deps: GraphDeps) {
   const cancellations = deps.cancellations ?? new CancellationRegistry();
   return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
-    .addNode("call_model", routed(makeCallModel({ ...deps, cancellations, recorder: deps.storage }), routeAfterModel), { ends: ["guard_calls", "finish_run", END] })
+    .addNode("call_model", routed(makeCallModel({ ...deps, cancellations, recorder: deps.storage }), routeAfterModel), {
+      ends: ["guard_calls", "finish_run", END],
+    })
     .addNode("guard_calls", routed(makeGuardCalls(), routeAfterGuard), { ends: ["validate_calls", "finish_run"] })
-    .addNode("validate_calls", routed(makeValidateCalls(deps), routeAfterValidate), { ends: ["execute_tools", "review_calls"] })
+    .addNode("validate_calls", routed(makeValidateCalls(deps), routeAfterValidate), {
+      ends: ["execute_tools", "review_calls"],
+    })
     .addNode("review_calls", makeReviewCalls({ registry: deps.registry, recorder: deps.storage }))
-    .addNode("execute_tools", routed(makeExecuteTools({ ...deps, cancellations }), routeAfterExecute), { ends: ["call_model", "review_calls", "finish_run"] })
+    .addNode("execute_tools", routed(makeExecuteTools({ ...deps, cancellations }), routeAfterExecute), {
+      ends: ["call_model", "review_calls", "finish_run"],
+    })
     .addNode("finish_run", makeFinishRun({ recorder: deps.storage }))
     .addEdge(START, "call_model")
     .addEdge("review_calls", "execute_tools")

@@ -12,7 +12,11 @@ export interface ProposedCall {
 /** Every call an assistant message proposes, parsed and unparsable, in order. */
 export function proposedCalls(message: BaseMessage): ProposedCall[] {
   if (!AIMessage.isInstance(message)) return [];
-  const valid = (message.tool_calls ?? []).map((call) => ({ id: call.id ?? "", name: call.name, args: (call.args ?? {}) as Record<string, unknown> }));
+  const valid = (message.tool_calls ?? []).map((call) => ({
+    id: call.id ?? "",
+    name: call.name,
+    args: (call.args ?? {}) as Record<string, unknown>,
+  }));
   const invalid = (message.invalid_tool_calls ?? []).map((call) => ({
     id: call.id ?? "",
     name: call.name ?? "",

@@ -99,5 +99,8 @@ export type AgentStateUpdate = typeof AgentState.Update;
  */
 export const AgentInput = z.object({
   /** The user's new message(s). */
-  messages: z.array(z.any()).describe("The user's new message(s), e.g. [{ role: \"user\", content: \"...\" }]").register(registry, MessagesZodMeta),
+  messages: z
+    .array(z.any())
+    .describe('The user\'s new message(s), e.g. [{ role: "user", content: "..." }]')
+    .register(registry, MessagesZodMeta),
 });

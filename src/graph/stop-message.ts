@@ -29,15 +29,25 @@ const REASON_TITLE: Record<Language, Partial<Record<StopReason, string>>> = {
 };
 
 /** The assistant message that ends a run stopped by a limit or a cancel: what was found and why it stopped. */
-export function stopSummary(options: { reason: StopReason; detail: string; language: Language; findings: Finding[] }): AIMessage {
+export function stopSummary(options: {
+  reason: StopReason;
+  detail: string;
+  language: Language;
+  findings: Finding[];
+}): AIMessage {
   const { reason, detail, language, findings } = options;
   const zh = language === "zh";
   const title = REASON_TITLE[language][reason] ?? (zh ? "运行已停止。" : "The run stopped.");
   const found =
     findings.length === 0
-      ? zh ? "到目前为止还没有拿到可用的结果。" : "Nothing useful was found so far."
-      : (zh ? "目前已查到：\n" : "What I found so far:\n") + findings.map((f) => `- ${f.tool}: ${f.summary}`).join("\n");
-  const next = zh ? "您可以换个问法、缩小范围，或放宽限制后再试。" : "You can rephrase, narrow the question, or raise the limit and ask again.";
+      ? zh
+        ? "到目前为止还没有拿到可用的结果。"
+        : "Nothing useful was found so far."
+      : (zh ? "目前已查到：\n" : "What I found so far:\n") +
+        findings.map((f) => `- ${f.tool}: ${f.summary}`).join("\n");
+  const next = zh
+    ? "您可以换个问法、缩小范围，或放宽限制后再试。"
+    : "You can rephrase, narrow the question, or raise the limit and ask again.";
   const why = reason === "cancelled" ? "" : detail;
   return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
 }
@@ -53,10 +63,20 @@ export function modelFailureMessage(error: unknown, language: Language): AIMessa
   const name = (error as { name?: unknown } | null)?.name;
   const zh = language === "zh";
   let what: string;
-  if (status === 401 || status === 403) what = zh ? "模型服务拒绝了凭据（请检查 OPENAI_API_KEY）。" : "The model endpoint refused the credentials (check OPENAI_API_KEY).";
-  else if (status === 400 || status === 404 || status === 422) what = zh ? `模型服务拒绝了请求（HTTP ${String(status)}）。` : `The model endpoint rejected the request (HTTP ${String(status)}).`;
-  else if (status === 429) what = zh ? "模型服务限流，重试后仍未成功。" : "The model endpoint kept rate-limiting the request, even after retries.";
-  else if (name === "TimeoutError" || /timeout|timed out/i.test(String((error as Error)?.message))) what = zh ? "模型服务未在时限内响应。" : "The model endpoint did not answer in time.";
+  if (status === 401 || status === 403)
+    what = zh
+      ? "模型服务拒绝了凭据（请检查 OPENAI_API_KEY）。"
+      : "The model endpoint refused the credentials (check OPENAI_API_KEY).";
+  else if (status === 400 || status === 404 || status === 422)
+    what = zh
+      ? `模型服务拒绝了请求（HTTP ${String(status)}）。`
+      : `The model endpoint rejected the request (HTTP ${String(status)}).`;
+  else if (status === 429)
+    what = zh
+      ? "模型服务限流，重试后仍未成功。"
+      : "The model endpoint kept rate-limiting the request, even after retries.";
+  else if (name === "TimeoutError" || /timeout|timed out/i.test(String((error as Error)?.message)))
+    what = zh ? "模型服务未在时限内响应。" : "The model endpoint did not answer in time.";
   else what = zh ? "暂时无法调用模型服务。" : "The model endpoint could not be reached.";
   const tail = zh ? "本次运行到此结束，请稍后再试。" : "This run ends here; please try again later.";
   return new AIMessage({ id: randomUUID(), content: `${what} ${tail}` });

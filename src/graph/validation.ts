@@ -18,17 +18,39 @@ export interface PlanContext {
 /** Decides one proposed call's status (design §1 validate_calls); pure. */
 export function planCall(call: ProposedCall, context: PlanContext): PlannedCall {
   const tool = context.registry.get(call.name);
-  const base = { callId: call.id, tool: call.name, args: call.args, argsHash: argsHash(call.args), readOnly: tool?.readOnly ?? true, risk: tool?.risk ?? "low" } as const;
-  const fail = (errorCode: NonNullable<PlannedCall["failure"]>["errorCode"], message: string): PlannedCall => ({ ...base, status: "failed", failure: { errorCode, message } });
-  if (call.parseError !== undefined) return fail("invalid_args", `The arguments for ${call.name || "this call"} are not valid JSON (${call.parseError}). Send them again as a JSON object.`);
+  const base = {
+    callId: call.id,
+    tool: call.name,
+    args: call.args,
+    argsHash: argsHash(call.args),
+    readOnly: tool?.readOnly ?? true,
+    risk: tool?.risk ?? "low",
+  } as const;
+  const fail = (errorCode: NonNullable<PlannedCall["failure"]>["errorCode"], message: string): PlannedCall => ({
+    ...base,
+    status: "failed",
+    failure: { errorCode, message },
+  });
+  if (call.parseError !== undefined)
+    return fail(
+      "invalid_args",
+      `The arguments for ${call.name || "this call"} are not valid JSON (${call.parseError}). Send them again as a JSON object.`,
+    );
   if (context.allowedTool !== undefined && call.name !== context.allowedTool) {
     return fail("skipped", `Not run: only ${context.allowedTool} may be called in this step.`);
   }
-  if (!tool) return fail("unknown_tool", `There is no tool named "${call.name}". Available tools: ${context.registry.names().join(", ")}.`);
-  if (!roleAllows(tool, context.user.role)) return fail("permission_denied", `Your role (${context.user.role}) is not allowed to use ${tool.name}.`);
+  if (!tool)
+    return fail(
+      "unknown_tool",
+      `There is no tool named "${call.name}". Available tools: ${context.registry.names().join(", ")}.`,
+    );
+  if (!roleAllows(tool, context.user.role))
+    return fail("permission_denied", `Your role (${context.user.role}) is not allowed to use ${tool.name}.`);
   const missing = missingAskFields(tool, call.args);
   if (missing.length > 0) {
-    const partial = tool.schema.partial(Object.fromEntries(missing.map((field) => [field.name, true])) as Record<string, true>);
+    const partial = tool.schema.partial(
+      Object.fromEntries(missing.map((field) => [field.name, true])) as Record<string, true>,
+    );
     const checked = partial.safeParse(call.args);
     if (!checked.success) return fail("invalid_args", describeIssues(tool.name, checked.error));
     return { ...base, status: "needs_params", missing };
@@ -41,10 +63,18 @@ export function planCall(call: ProposedCall, context: PlanContext): PlannedCall 
 
 /** The tool's ask-the-user fields that `args` leaves empty. */
 export function missingAskFields(tool: ToolDefinition, args: Record<string, unknown>): MissingField[] {
-  const fields = Object.entries(tool.askUser ?? {}) as Array<[string, { description: string; enum?: readonly string[] } | undefined]>;
+  const fields = Object.entries(tool.askUser ?? {}) as Array<
+    [string, { description: string; enum?: readonly string[] } | undefined]
+  >;
   return fields
-    .filter(([name, field]) => field !== undefined && (args[name] === undefined || args[name] === null || args[name] === ""))
-    .map(([name, field]) => ({ name, description: field!.description, ...(field!.enum ? { enum: [...field!.enum] } : {}) }));
+    .filter(
+      ([name, field]) => field !== undefined && (args[name] === undefined || args[name] === null || args[name] === ""),
+    )
+    .map(([name, field]) => ({
+      name,
+      description: field!.description,
+      ...(field!.enum ? { enum: [...field!.enum] } : {}),
+    }));
 }
 
 /** Zod issues as one correctable sentence for the model or the user. */

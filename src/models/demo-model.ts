@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import {
+  BaseChatModel,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
-import { AIMessage, AIMessageChunk, type BaseMessage, type ToolCall, type UsageMetadata } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  type BaseMessage,
+  type ToolCall,
+  type UsageMetadata,
+} from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { Runnable } from "@langchain/core/runnables";
@@ -68,7 +78,14 @@ export class DemoChatModel extends BaseChatModel {
     const chunks = [
       ...pieces.map((piece) => new AIMessageChunk({ id, content: piece })),
       ...message.tool_calls!.map(
-        (call, index) => new AIMessageChunk({ id, content: "", tool_call_chunks: [{ type: "tool_call_chunk", index, id: call.id, name: call.name, args: JSON.stringify(call.args) }] }),
+        (call, index) =>
+          new AIMessageChunk({
+            id,
+            content: "",
+            tool_call_chunks: [
+              { type: "tool_call_chunk", index, id: call.id, name: call.name, args: JSON.stringify(call.args) },
+            ],
+          }),
       ),
       new AIMessageChunk({ id, content: "", usage_metadata: message.usage_metadata }),
     ];
@@ -87,14 +104,23 @@ export class DemoChatModel extends BaseChatModel {
     const intent = detectIntent(turn.request);
     const bound = new Set(this.boundTools);
     const calls = planNextCalls(turn, intent, bound);
-    const toolCalls: ToolCall[] = calls.map((call) => ({ type: "tool_call", id: `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`, name: call.name, args: call.args }));
+    const toolCalls: ToolCall[] = calls.map((call) => ({
+      type: "tool_call",
+      id: `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+      name: call.name,
+      args: call.args,
+    }));
     const content = toolCalls.length > 0 ? "" : writeAnswer(turn, intent, bound);
     return new AIMessage({
       id: `demo-${randomUUID()}`,
       content,
       tool_calls: toolCalls,
       usage_metadata: usageOf(messages, this.tools, content, toolCalls),
-      response_metadata: { model_provider: "opspilot-demo", model_name: "demo", finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop" },
+      response_metadata: {
+        model_provider: "opspilot-demo",
+        model_name: "demo",
+        finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+      },
     });
   }
 }
@@ -105,14 +131,26 @@ export function estimateTokens(text: string): number {
   return han + Math.ceil((text.length - han) / 4);
 }
 
-function usageOf(messages: BaseMessage[], tools: readonly BindToolsInput[], content: string, toolCalls: ToolCall[]): UsageMetadata {
+function usageOf(
+  messages: BaseMessage[],
+  tools: readonly BindToolsInput[],
+  content: string,
+  toolCalls: ToolCall[],
+): UsageMetadata {
   const perMessageOverhead = 4;
   const input =
     messages.reduce((sum, message) => {
       const calls = (message as { tool_calls?: unknown[] }).tool_calls;
-      return sum + perMessageOverhead + estimateTokens(textOf(message.content)) + (calls?.length ? estimateTokens(JSON.stringify(calls)) : 0);
+      return (
+        sum +
+        perMessageOverhead +
+        estimateTokens(textOf(message.content)) +
+        (calls?.length ? estimateTokens(JSON.stringify(calls)) : 0)
+      );
     }, 0) + tools.reduce((sum, tool) => sum + estimateTokens(toolText(tool)), 0);
-  const output = estimateTokens(content) + (toolCalls.length > 0 ? estimateTokens(JSON.stringify(toolCalls.map(({ name, args }) => ({ name, args })))) : 0);
+  const output =
+    estimateTokens(content) +
+    (toolCalls.length > 0 ? estimateTokens(JSON.stringify(toolCalls.map(({ name, args }) => ({ name, args })))) : 0);
   return { input_tokens: input, output_tokens: output, total_tokens: input + output };
 }
 

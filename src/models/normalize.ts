@@ -33,9 +33,13 @@ export function normalizeModelMessage(message: AIMessage | AIMessageChunk, optio
     const callId = claim(call.id || newCallId(), used);
     const raw = call.id ? streamedArgs.get(call.id) : undefined;
     // A stream cut short parses leniently into partial arguments; never run those.
-    if (raw !== undefined && parseArgs(raw) === undefined) invalidToolCalls.push(invalid(callId, call.name, raw, "Tool arguments are cut off or not valid JSON."));
+    if (raw !== undefined && parseArgs(raw) === undefined)
+      invalidToolCalls.push(invalid(callId, call.name, raw, "Tool arguments are cut off or not valid JSON."));
     else if (isPlainObject(call.args)) toolCalls.push({ ...call, id: callId, type: "tool_call" });
-    else invalidToolCalls.push(invalid(callId, call.name, JSON.stringify(call.args), "Tool arguments must be a JSON object."));
+    else
+      invalidToolCalls.push(
+        invalid(callId, call.name, JSON.stringify(call.args), "Tool arguments must be a JSON object."),
+      );
   }
   for (const call of message.invalid_tool_calls ?? []) {
     const callId = claim(call.id || newCallId(), used);
@@ -67,7 +71,9 @@ export function toolCallIdsOf(message: AIMessage): string[] {
 /** Raw streamed argument text per call id, when the reply was assembled from stream chunks. */
 function streamedArgsById(message: AIMessage | AIMessageChunk): Map<string, string> {
   const chunks = (message as { tool_call_chunks?: Array<{ id?: string; args?: string }> }).tool_call_chunks ?? [];
-  return new Map(chunks.filter((chunk) => chunk.id && typeof chunk.args === "string").map((chunk) => [chunk.id!, chunk.args!]));
+  return new Map(
+    chunks.filter((chunk) => chunk.id && typeof chunk.args === "string").map((chunk) => [chunk.id!, chunk.args!]),
+  );
 }
 
 /** Strictly parsed arguments: an object, `{}` for empty text, undefined for anything else. */

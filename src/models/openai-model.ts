@@ -21,15 +21,27 @@ export interface OpenAIModelOptions {
 
 /** Chat-completions client that sends invalid tool calls as calls, so their ToolMessages are never orphans. */
 class PairingSafeCompletions extends ChatOpenAICompletions {
-  override _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  override _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     return super._generate(toRequestMessages(messages), options, runManager);
   }
 
-  override _streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  override _streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     return super._streamResponseChunks(toRequestMessages(messages), options, runManager);
   }
 
-  override _streamChatModelEvents(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): ReturnType<ChatOpenAICompletions["_streamChatModelEvents"]> {
+  override _streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): ReturnType<ChatOpenAICompletions["_streamChatModelEvents"]> {
     return super._streamChatModelEvents(toRequestMessages(messages), options, runManager);
   }
 }

@@ -18,23 +18,35 @@ export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 const LOOPBACK_PLACEHOLDER_KEY = "not-needed";
 
 /** Reads and checks the model configuration; a bad one throws `ConfigError` with one line. */
-export function parseModelSpec(settings: Omit<ModelSettings, "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES">): ModelSpec {
+export function parseModelSpec(
+  settings: Omit<ModelSettings, "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES">,
+): ModelSpec {
   const value = settings.OPSPILOT_MODEL.trim();
   if (value === "demo") return { provider: "demo" };
   const separator = value.indexOf(":");
   const provider = separator < 0 ? value : value.slice(0, separator);
   const model = separator < 0 ? "" : value.slice(separator + 1).trim();
   if (provider !== "openai") {
-    throw new ConfigError(`OPSPILOT_MODEL "${value}" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).`);
+    throw new ConfigError(
+      `OPSPILOT_MODEL "${value}" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).`,
+    );
   }
-  if (!model) throw new ConfigError(`OPSPILOT_MODEL "${value}" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).`);
+  if (!model)
+    throw new ConfigError(
+      `OPSPILOT_MODEL "${value}" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).`,
+    );
 
   const baseURL = (settings.OPENAI_BASE_URL?.trim() || DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "");
   const url = parseHttpUrl(baseURL);
-  if (!url) throw new ConfigError("OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1).");
+  if (!url)
+    throw new ConfigError(
+      "OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1).",
+    );
   const apiKey = settings.OPENAI_API_KEY?.trim() || undefined;
   if (!apiKey && !isLoopback(url)) {
-    throw new ConfigError(`OPENAI_API_KEY is required for ${url.origin}; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama).`);
+    throw new ConfigError(
+      `OPENAI_API_KEY is required for ${url.origin}; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama).`,
+    );
   }
   return { provider: "openai", model, baseURL, apiKey };
 }

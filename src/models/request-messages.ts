@@ -13,7 +13,9 @@ export const UNNAMED_TOOL = "invalid_tool_call";
  * sees. Pure: messages without invalid calls are returned as they are.
  */
 export function toRequestMessages(messages: readonly BaseMessage[]): BaseMessage[] {
-  return messages.map((message) => (AIMessage.isInstance(message) && message.invalid_tool_calls?.length ? foldInvalidCalls(message) : message));
+  return messages.map((message) =>
+    AIMessage.isInstance(message) && message.invalid_tool_calls?.length ? foldInvalidCalls(message) : message,
+  );
 }
 
 function foldInvalidCalls(message: AIMessage): AIMessage {

@@ -41,7 +41,11 @@ function isAbort(error: object): boolean {
 }
 
 function statusOf(error: object): number | undefined {
-  const { status, statusCode, response } = error as { status?: unknown; statusCode?: unknown; response?: { status?: unknown } };
+  const { status, statusCode, response } = error as {
+    status?: unknown;
+    statusCode?: unknown;
+    response?: { status?: unknown };
+  };
   const value = status ?? statusCode ?? response?.status;
   return typeof value === "number" ? value : undefined;
 }

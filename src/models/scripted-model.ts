@@ -1,5 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import {
+  BaseChatModel,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
 import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
@@ -15,7 +19,8 @@ export interface ScriptedCall {
 }
 
 /** One scripted response: a message, an error to throw, or a function of the call. */
-export type ScriptStep = AIMessage | Error | ((call: ScriptedCall & { index: number }) => AIMessage | Error | Promise<AIMessage | Error>);
+export type ScriptStep =
+  AIMessage | Error | ((call: ScriptedCall & { index: number }) => AIMessage | Error | Promise<AIMessage | Error>);
 
 /** Options of the scripted model. */
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
@@ -54,14 +59,19 @@ export class ScriptedChatModel extends BaseChatModel {
     return this;
   }
 
-  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const index = this.calls.length;
     const call: ScriptedCall = { messages: [...messages], tools: [...this.boundTools] };
     this.calls.push(call);
     this.options.assertCall?.(call, index);
     if (this.options.delayMs) await sleep(this.options.delayMs, options.signal);
     const step = this.script.shift();
-    const produced = step === undefined ? this.exhausted() : typeof step === "function" ? await step({ ...call, index }) : step;
+    const produced =
+      step === undefined ? this.exhausted() : typeof step === "function" ? await step({ ...call, index }) : step;
     if (produced instanceof Error) throw produced;
     const message = withIds(produced, messages);
     return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
@@ -89,7 +99,11 @@ function withIds(message: AIMessage, input: BaseMessage[]): AIMessage {
     id: message.id ?? `scripted-${randomUUID()}`,
     tool_calls: (message.tool_calls ?? []).map((call, i) => ({ ...call, id: call.id ?? `call_${generatedIds}_${i}` })),
     invalid_tool_calls: message.invalid_tool_calls,
-    usage_metadata: message.usage_metadata ?? { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+    usage_metadata: message.usage_metadata ?? {
+      input_tokens: inputTokens,
+      output_tokens: outputTokens,
+      total_tokens: inputTokens + outputTokens,
+    },
     response_metadata: message.response_metadata,
   });
 }
@@ -98,18 +112,30 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason ?? new Error("aborted"));
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason ?? new Error("aborted"));
+      },
+      { once: true },
+    );
   });
 }
 
 /** A model turn proposing the given tool calls (ids are optional). */
-export function callsMessage(calls: Array<{ name: string; args?: Record<string, unknown>; id?: string }>, content = ""): AIMessage {
+export function callsMessage(
+  calls: Array<{ name: string; args?: Record<string, unknown>; id?: string }>,
+  content = "",
+): AIMessage {
   return new AIMessage({
     content,
-    tool_calls: calls.map((call) => ({ name: call.name, args: call.args ?? {}, id: call.id, type: "tool_call" as const })),
+    tool_calls: calls.map((call) => ({
+      name: call.name,
+      args: call.args ?? {},
+      id: call.id,
+      type: "tool_call" as const,
+    })),
   });
 }
 

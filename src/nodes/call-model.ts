@@ -33,16 +33,25 @@ export function makeCallModel(deps: CallModelDeps) {
     const threadId = threadIdOf(config);
     const now = Date.now();
     const fresh = startsNewRun(state.messages) || state.run === null;
-    const run: RunInfo = fresh ? newRunInfo(state.messages, config.configurable?.run_id as string | undefined, now) : state.run!;
+    const run: RunInfo = fresh
+      ? newRunInfo(state.messages, config.configurable?.run_id as string | undefined, now)
+      : state.run!;
     const reset: AgentStateUpdate = fresh ? { batch: null, stop: null } : {};
-    if (fresh) await deps.recorder.recordRunStart({ runId: run.runId, threadId, userId: userOf(options).id, startedAt: run.startedAt });
+    if (fresh)
+      await deps.recorder.recordRunStart({
+        runId: run.runId,
+        threadId,
+        userId: userOf(options).id,
+        startedAt: run.startedAt,
+      });
     const signal = deps.cancellations.signalFor(threadId);
     if (signal.aborted) return { ...reset, run, stop: cancelledStop(run.language) };
 
     const repair = fresh ? repairAbandonedCalls(state.messages, options.observationMaxChars) : undefined;
     const history = repair?.history ?? state.messages;
     const report = checkPairing(history);
-    if (!pairingHolds(report)) throw new InvariantViolationError(`Pairing violated before a model call: ${JSON.stringify(report)}`);
+    if (!pairingHolds(report))
+      throw new InvariantViolationError(`Pairing violated before a model call: ${JSON.stringify(report)}`);
     const repaired = repair?.update ?? [];
 
     const step = run.steps + 1;
@@ -57,8 +66,19 @@ export function makeCallModel(deps: CallModelDeps) {
       if (isGraphBubbleUp(error)) throw error;
       if (signal.aborted) return { ...reset, messages: repaired, run, stop: cancelledStop(run.language) };
       const failed = modelFailureMessage(error, run.language);
-      await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "error", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
-      return { ...reset, messages: [...repaired, failed], run: { ...run, steps: step, lastActiveAt: Date.now() }, stop: { reason: "error", detail: String(failed.content) } };
+      await deps.recorder.recordRunEnd({
+        runId: run.runId,
+        stopReason: "error",
+        steps: step,
+        durationMs: Date.now() - run.startedAt,
+        resumed: run.resumed,
+      });
+      return {
+        ...reset,
+        messages: [...repaired, failed],
+        run: { ...run, steps: step, lastActiveAt: Date.now() },
+        stop: { reason: "error", detail: String(failed.content) },
+      };
     }
     const latencyMs = Math.round(performance.now() - started);
     const usage = response.usage_metadata;
@@ -73,10 +93,26 @@ export function makeCallModel(deps: CallModelDeps) {
       costUsd: run.costUsd + cost(options, inputTokens, outputTokens),
     };
     response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs } };
-    await deps.recorder.recordStep({ runId: run.runId, step, latencyMs, inputTokens, outputTokens, toolCalls: calls.length });
+    await deps.recorder.recordStep({
+      runId: run.runId,
+      step,
+      latencyMs,
+      inputTokens,
+      outputTokens,
+      toolCalls: calls.length,
+    });
     if (calls.length > 0) return { ...reset, messages: [...repaired, response], run: updated };
-    await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: "final_answer", steps: step, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
-    const answer = response.content === "" || (Array.isArray(response.content) && response.content.length === 0) ? emptyAnswer(response, run) : response;
+    await deps.recorder.recordRunEnd({
+      runId: run.runId,
+      stopReason: "final_answer",
+      steps: step,
+      durationMs: Date.now() - run.startedAt,
+      resumed: run.resumed,
+    });
+    const answer =
+      response.content === "" || (Array.isArray(response.content) && response.content.length === 0)
+        ? emptyAnswer(response, run)
+        : response;
     return { ...reset, messages: [...repaired, answer], run: updated, stop: { reason: "final_answer", detail: "" } };
   };
 }
@@ -96,6 +132,14 @@ function cost(options: RunOptions, inputTokens: number, outputTokens: number): n
 }
 
 function emptyAnswer(response: AIMessage, run: RunInfo): AIMessage {
-  const content = run.language === "zh" ? "模型返回了空回复，本次运行到此结束。请换个说法再试一次。" : "The model returned an empty reply, so this run ends here. Please rephrase and try again.";
-  return new AIMessage({ id: response.id, content, response_metadata: response.response_metadata, usage_metadata: response.usage_metadata });
+  const content =
+    run.language === "zh"
+      ? "模型返回了空回复，本次运行到此结束。请换个说法再试一次。"
+      : "The model returned an empty reply, so this run ends here. Please rephrase and try again.";
+  return new AIMessage({
+    id: response.id,
+    content,
+    response_metadata: response.response_metadata,
+    usage_metadata: response.usage_metadata,
+  });
 }

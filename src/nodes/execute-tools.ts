@@ -28,16 +28,31 @@ const NOT_A_TOOL_FAILURE: ReadonlySet<ErrorCode> = new Set(["rejected_by_user", 
  * that ask for the user mid-run stay waiting; the others are written before the pause.
  */
 export function makeExecuteTools(deps: ExecuteToolsDeps) {
-  return async function executeTools(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
+  return async function executeTools(
+    state: AgentStateType,
+    config: LangGraphRunnableConfig,
+  ): Promise<AgentStateUpdate> {
     const options = readRunOptions(config);
     const threadId = threadIdOf(config);
     const user = userOf(options);
     const run = state.run!;
     const batch = state.batch!;
     const signal = deps.cancellations.signalFor(threadId);
-    const contextFor = (call: PlannedCall) => ({ threadId, callId: call.callId, idempotencyKey: `${threadId}:${call.callId}`, user });
+    const contextFor = (call: PlannedCall) => ({
+      threadId,
+      callId: call.callId,
+      idempotencyKey: `${threadId}:${call.callId}`,
+      user,
+    });
     const execute = (call: PlannedCall): Promise<CallOutcome> => {
-      if (call.status === "failed") return Promise.resolve({ kind: "observation", observation: { ok: false, ...call.failure! }, raw: undefined, durationMs: 0, attempts: 0 });
+      if (call.status === "failed")
+        return Promise.resolve({
+          kind: "observation",
+          observation: { ok: false, ...call.failure! },
+          raw: undefined,
+          durationMs: 0,
+          attempts: 0,
+        });
       const tool = deps.registry.get(call.tool)!;
       if (tool.readOnly) return runCall({ tool, args: call.args, context: contextFor(call), signal });
       return runWrite({ call, tool, context: contextFor(call), signal, journal: deps.storage });
@@ -55,10 +70,28 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       const outcome = outcomes.get(call.callId);
       if (!outcome) return call;
       if (outcome.kind === "needs_user") {
-        return { ...call, status: "needs_params", missing: outcome.request.missing.map(({ name, description, enum: values }) => ({ name, description, ...(values ? { enum: [...values] } : {}) })), reason: outcome.request.reason };
+        return {
+          ...call,
+          status: "needs_params",
+          missing: outcome.request.missing.map(({ name, description, enum: values }) => ({
+            name,
+            description,
+            ...(values ? { enum: [...values] } : {}),
+          })),
+          reason: outcome.request.reason,
+        };
       }
       const { observation } = outcome;
-      messages.push(toolMessage({ callId: call.callId, tool: call.tool, observation, durationMs: outcome.durationMs, attempts: outcome.attempts, maxChars: options.observationMaxChars }));
+      messages.push(
+        toolMessage({
+          callId: call.callId,
+          tool: call.tool,
+          observation,
+          durationMs: outcome.durationMs,
+          attempts: outcome.attempts,
+          maxChars: options.observationMaxChars,
+        }),
+      );
       if (observation.ok) failsInRow = 0;
       else if (!NOT_A_TOOL_FAILURE.has(observation.errorCode)) failsInRow += 1;
       return { ...call, status: "done" };
@@ -66,16 +99,26 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
 
     await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes });
     const stop = signal.aborted ? cancelledStop(run.language) : null;
-    return { messages, batch: { ...batch, calls }, run: { ...run, failsInRow, lastActiveAt: Date.now() }, ...(stop ? { stop } : {}) };
+    return {
+      messages,
+      batch: { ...batch, calls },
+      run: { ...run, failsInRow, lastActiveAt: Date.now() },
+      ...(stop ? { stop } : {}),
+    };
   };
 }
 
-async function record(storage: Storage, options: { runId: string; threadId: string; batchCalls: PlannedCall[]; outcomes: Map<string, CallOutcome> }) {
+async function record(
+  storage: Storage,
+  options: { runId: string; threadId: string; batchCalls: PlannedCall[]; outcomes: Map<string, CallOutcome> },
+) {
   for (const call of options.batchCalls) {
     const outcome = options.outcomes.get(call.callId);
     if (!outcome) continue;
-    if (outcome.kind === "observation" && outcome.observation.ok) await storage.saveResult(options.threadId, call.callId, call.tool, outcome.raw);
-    const errorCode = outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
+    if (outcome.kind === "observation" && outcome.observation.ok)
+      await storage.saveResult(options.threadId, call.callId, call.tool, outcome.raw);
+    const errorCode =
+      outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
     await storage.recordToolCall({
       runId: options.runId,
       threadId: options.threadId,

@@ -19,9 +19,24 @@ export function makeFinishRun(deps: { recorder: Recorder }) {
     const run = state.run!;
     const stop = state.stop!;
     const errorCode = stop.reason === "cancelled" ? "cancelled" : "skipped";
-    const results = notExecuted(unansweredCalls(state.messages), { errorCode, message: `Not executed: ${stop.detail}` }, options.observationMaxChars);
-    const summary = stopSummary({ reason: stop.reason, detail: stop.detail, language: run.language, findings: findingsOfRun(state.messages) });
-    await deps.recorder.recordRunEnd({ runId: run.runId, stopReason: stop.reason, steps: run.steps, durationMs: Date.now() - run.startedAt, resumed: run.resumed });
+    const results = notExecuted(
+      unansweredCalls(state.messages),
+      { errorCode, message: `Not executed: ${stop.detail}` },
+      options.observationMaxChars,
+    );
+    const summary = stopSummary({
+      reason: stop.reason,
+      detail: stop.detail,
+      language: run.language,
+      findings: findingsOfRun(state.messages),
+    });
+    await deps.recorder.recordRunEnd({
+      runId: run.runId,
+      stopReason: stop.reason,
+      steps: run.steps,
+      durationMs: Date.now() - run.startedAt,
+      resumed: run.resumed,
+    });
     return { messages: [...results, summary], batch: null };
   };
 }

@@ -13,9 +13,16 @@ export function makeGuardCalls() {
     const options = readRunOptions(config);
     const run = state.run!;
     const calls = proposedCalls(lastAssistant(state.messages)!);
-    const stepFingerprint = calls.map((call) => fingerprint(call.name, call.args)).sort().join("|");
+    const stepFingerprint = calls
+      .map((call) => fingerprint(call.name, call.args))
+      .sort()
+      .join("|");
     const now = Date.now();
-    const updated = { ...run, recentSteps: [...run.recentSteps, stepFingerprint].slice(-RECENT_STEPS_KEPT), lastActiveAt: now };
+    const updated = {
+      ...run,
+      recentSteps: [...run.recentSteps, stepFingerprint].slice(-RECENT_STEPS_KEPT),
+      lastActiveAt: now,
+    };
     return { run: updated, stop: checkLimits({ run: updated, options, now }) };
   };
 }

@@ -12,7 +12,11 @@ export function makeValidateCalls(deps: { registry: ToolRegistry }) {
   return function validateCalls(state: AgentStateType, config: RunnableConfig): AgentStateUpdate {
     const options = readRunOptions(config);
     const run = state.run!;
-    const context = { registry: deps.registry, user: userOf(options), allowedTool: allowedToolForStep(options, run.steps) };
+    const context = {
+      registry: deps.registry,
+      user: userOf(options),
+      allowedTool: allowedToolForStep(options, run.steps),
+    };
     const calls = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
     return { batch: { step: run.steps, calls }, run: { ...run, lastActiveAt: Date.now() } };
   };

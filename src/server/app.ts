@@ -35,18 +35,24 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ ok: true }));
   const metrics = options.metrics;
   if (metrics) {
-    app.get("/metrics", async (c) => c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }));
+    app.get("/metrics", async (c) =>
+      c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }),
+    );
   }
 
-  app.use("/api/*", bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) => errorResponse(c, 413, "body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`),
-  }));
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => errorResponse(c, 413, "body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`),
+    }),
+  );
   app.use("/api/*", authenticate(options.auth));
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   app.get("/api/records/summary", async (c) => {
     // Figures over every user's threads: the local user, or an admin when tokens are in use.
-    if (requiresTokens(options.auth) && c.get("user").role !== "admin") return errorResponse(c, 403, "forbidden", "Only an admin may read the records summary.");
+    if (requiresTokens(options.auth) && c.get("user").role !== "admin")
+      return errorResponse(c, 403, "forbidden", "Only an admin may read the records summary.");
     return c.json(await options.runtime.recordsSummary());
   });
 

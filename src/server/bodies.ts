@@ -44,7 +44,9 @@ async function readJson(c: Context): Promise<unknown> {
 
 /** Formats zod issues as one line a person can act on. */
 function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message)).join("; ");
+  return error.issues
+    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
+    .join("; ");
 }
 
 /** Reads and validates a run body; refusals are 400 `invalid_request`. */

@@ -9,7 +9,11 @@ import type { ServerLogger } from "./http-errors.js";
  * the events are still drained to the end, because the run and
  * its recording continue; a client catches up with `GET /events?after=<last id>`.
  */
-export function streamRunEvents(c: Context, events: AsyncIterable<RunEvent>, options: { logger: ServerLogger; keepAliveMs: number }): Response {
+export function streamRunEvents(
+  c: Context,
+  events: AsyncIterable<RunEvent>,
+  options: { logger: ServerLogger; keepAliveMs: number },
+): Response {
   const { logger } = options;
   c.header("X-Accel-Buffering", "no");
   return streamSSE(c, async (stream) => {
@@ -25,7 +29,10 @@ export function streamRunEvents(c: Context, events: AsyncIterable<RunEvent>, opt
     } catch (error) {
       logger.error(`run stream of ${c.req.path} failed`, error);
       if (!stream.aborted) {
-        await stream.writeSSE({ event: "error", data: JSON.stringify({ error: { code: "internal", message: "Internal error" } }) });
+        await stream.writeSSE({
+          event: "error",
+          data: JSON.stringify({ error: { code: "internal", message: "Internal error" } }),
+        });
       }
     } finally {
       clearInterval(keepAlive);

@@ -72,7 +72,14 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
   const metrics = new RunMetrics({ processMetrics: true });
   // On shutdown, running runs get 10 s to finish; the rest are cancelled with a readable answer.
   const opened = await openApp({ env, logger, onEvent: (event) => metrics.observe(event), shutdownGraceMs: 10_000 });
-  const server = await startServer({ runtime: opened.runtime, auth, host: env.HOST, port: env.PORT, logger, metrics }).catch(async (error: unknown) => {
+  const server = await startServer({
+    runtime: opened.runtime,
+    auth,
+    host: env.HOST,
+    port: env.PORT,
+    logger,
+    metrics,
+  }).catch(async (error: unknown) => {
     await opened.close();
     throw error;
   });
@@ -101,7 +108,10 @@ export async function runServerProcess(): Promise<void> {
   }
   console.log(`opspilot is listening on ${server.url}`);
   const stop = () => {
-    server.close().then(() => process.exit(0), () => process.exit(1));
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

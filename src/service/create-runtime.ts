@@ -7,7 +7,15 @@ import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunUser } from "../tools/types.js";
-import { NotPausedError, NothingToRecoverError, ResumeRejectedError, ThreadBusyError, ThreadNotFoundError, ThreadPausedError, ThreadUnfinishedError } from "../contracts/errors.js";
+import {
+  NotPausedError,
+  NothingToRecoverError,
+  ResumeRejectedError,
+  ThreadBusyError,
+  ThreadNotFoundError,
+  ThreadPausedError,
+  ThreadUnfinishedError,
+} from "../contracts/errors.js";
 import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./runtime.js";
 import { CancellationRegistry } from "./cancellation.js";
 import { consoleRuntimeLogger, type RuntimeLogger } from "./logger.js";
@@ -49,7 +57,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const active = new Map<string, Promise<unknown>>();
   const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
     const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
-    return { configurable: { thread_id: threadId, run_id: runId, ...merged }, recursionLimit: recursionLimitFor(merged) };
+    return {
+      configurable: { thread_id: threadId, run_id: runId, ...merged },
+      recursionLimit: recursionLimitFor(merged),
+    };
   };
 
   async function checkOwner(threadId: string, user: RunUser) {
@@ -69,7 +80,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
    * Takes the thread's lease, then reads its state and lets `plan` check it: deciding on a
    * state read before the lease would let two processes both act on the same pause.
    */
-  async function launch(options: { threadId: string; user: RunUser; runOptions?: RunOptionsInput; plan: (snapshot: StateSnapshot) => Plan }) {
+  async function launch(options: {
+    threadId: string;
+    user: RunUser;
+    runOptions?: RunOptionsInput;
+    plan: (snapshot: StateSnapshot) => Plan;
+  }) {
     const { threadId } = options;
     await checkOwner(threadId, options.user);
     const leaseId = randomUUID();
@@ -97,7 +113,18 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await storage.releaseLease(threadId, leaseId);
     };
     const config = { configurable, recursionLimit };
-    const run = driveRun({ graph, storage, threadId, runId: plan.runId, input: plan.input, config, channel, seen, logger, beforeFinish: release });
+    const run = driveRun({
+      graph,
+      storage,
+      threadId,
+      runId: plan.runId,
+      input: plan.input,
+      config,
+      channel,
+      seen,
+      logger,
+      beforeFinish: release,
+    });
     const settled = run
       .catch((error: unknown) => logger.error("run driver failed", error))
       .finally(async () => {
@@ -109,7 +136,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return channel;
   }
 
-  const messageIds = (state: AgentStateType | undefined) => new Set((state?.messages ?? []).map((m) => m.id).filter((id): id is string => !!id));
+  const messageIds = (state: AgentStateType | undefined) =>
+    new Set((state?.messages ?? []).map((m) => m.id).filter((id): id is string => !!id));
 
   return {
     async createThread(user) {
@@ -126,7 +154,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         plan: (snapshot) => {
           if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
           if (snapshot.next.length > 0) throw new ThreadUnfinishedError(request.threadId);
-          return { runId: randomUUID(), input: { messages: [new HumanMessage({ id: randomUUID(), content: request.message })] } };
+          return {
+            runId: randomUUID(),
+            input: { messages: [new HumanMessage({ id: randomUUID(), content: request.message })] },
+          };
         },
       });
     },
@@ -171,15 +202,25 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const state = snapshot.values as Partial<AgentStateType>;
       const interrupt = pendingInterrupt(snapshot);
       const running = (await storage.leaseHolder(threadId)) !== undefined;
-      const messages = (state.messages ?? []).map(toMessageView).filter((view): view is MessageView => view !== undefined);
+      const messages = (state.messages ?? [])
+        .map(toMessageView)
+        .filter((view): view is MessageView => view !== undefined);
       const unfinished = !running && !interrupt && snapshot.next.length > 0;
-      return { threadId, status: running ? "running" : interrupt ? "interrupted" : "idle", messages, ...(interrupt && !running ? { interrupt } : {}), ...(unfinished ? { unfinished } : {}) };
+      return {
+        threadId,
+        status: running ? "running" : interrupt ? "interrupted" : "idle",
+        messages,
+        ...(interrupt && !running ? { interrupt } : {}),
+        ...(unfinished ? { unfinished } : {}),
+      };
     },
 
     async getResult(threadId, user, callId) {
       await checkOwner(threadId, user);
       const stored = await storage.getResult(threadId, callId);
-      return stored ? { callId, tool: stored.tool, result: JSON.parse(maskSensitive(JSON.stringify(stored.raw))) as unknown } : undefined;
+      return stored
+        ? { callId, tool: stored.tool, result: JSON.parse(maskSensitive(JSON.stringify(stored.raw))) as unknown }
+        : undefined;
     },
 
     async getRecords(threadId, user) {

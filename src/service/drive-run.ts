@@ -101,12 +101,22 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
   const state = snapshot?.values as AgentStateType | undefined;
   const messages = state?.messages ?? [];
   const zh = state?.run?.language === "zh";
-  const repairs: BaseMessage[] = notExecuted(unansweredCalls(messages), { errorCode: "internal", message: "Not executed: the run failed." }, DEFAULT_OBSERVATION_MAX_CHARS);
-  const content = zh ? "抱歉，这次运行出现内部错误，已停止。您可以再试一次。" : "Sorry, this run hit an internal error and stopped. You can try again.";
+  const repairs: BaseMessage[] = notExecuted(
+    unansweredCalls(messages),
+    { errorCode: "internal", message: "Not executed: the run failed." },
+    DEFAULT_OBSERVATION_MAX_CHARS,
+  );
+  const content = zh
+    ? "抱歉，这次运行出现内部错误，已停止。您可以再试一次。"
+    : "Sorry, this run hit an internal error and stopped. You can try again.";
   repairs.push(new AIMessage({ id: `error-${options.runId}-${Date.now()}`, content }));
   if (snapshot) {
     await options.graph
-      .updateState(options.config, { messages: repairs, batch: null, stop: { reason: "error", detail: content } }, "finish_run")
+      .updateState(
+        options.config,
+        { messages: repairs, batch: null, stop: { reason: "error", detail: content } },
+        "finish_run",
+      )
       .catch((updateError: unknown) => options.logger.error("could not record the error answer", updateError));
   }
   return repairs;

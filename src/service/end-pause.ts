@@ -16,7 +16,12 @@ import { eventsForMessage } from "./message-views.js";
  * `cancelled` result, an answer says the run was stopped, and the run ends with stop reason
  * `cancelled` — without asking the model again. False when the thread is not paused or is busy.
  */
-export async function endPause(options: { graph: OpsPilotGraph; storage: Storage; threadId: string; onEvent?: (event: RunEvent) => void }): Promise<boolean> {
+export async function endPause(options: {
+  graph: OpsPilotGraph;
+  storage: Storage;
+  threadId: string;
+  onEvent?: (event: RunEvent) => void;
+}): Promise<boolean> {
   const { graph, storage, threadId } = options;
   const leaseId = randomUUID();
   if (!(await storage.acquireLease(threadId, leaseId, LEASE_TTL_MS))) return false;
@@ -28,17 +33,31 @@ export async function endPause(options: { graph: OpsPilotGraph; storage: Storage
     const run = state.run;
     const zh = run.language === "zh";
     // In a pause, the calls without a result are exactly the waiting ones.
-    const results = notExecuted(unansweredCalls(state.messages), { errorCode: "cancelled", message: "Not executed: the user stopped the run while it waited." }, DEFAULT_OBSERVATION_MAX_CHARS);
+    const results = notExecuted(
+      unansweredCalls(state.messages),
+      { errorCode: "cancelled", message: "Not executed: the user stopped the run while it waited." },
+      DEFAULT_OBSERVATION_MAX_CHARS,
+    );
     const detail = zh ? "运行在等待您时被停止。" : "The run was stopped while it waited for you.";
     const summary = stopSummary({ reason: "cancelled", detail, language: run.language, findings: [] });
-    await graph.updateState(config, { messages: [...results, summary], batch: null, stop: { reason: "cancelled", detail } }, "finish_run");
+    await graph.updateState(
+      config,
+      { messages: [...results, summary], batch: null, stop: { reason: "cancelled", detail } },
+      "finish_run",
+    );
     const emit = async (body: Parameters<Storage["appendEvent"]>[2]) => {
       const event = await storage.appendEvent(threadId, run.runId, body);
       options.onEvent?.(event);
     };
     await emit({ type: "run_started" });
     for (const message of [...results, summary]) for (const body of eventsForMessage(message)) await emit(body);
-    await storage.recordRunEnd({ runId: run.runId, stopReason: "cancelled", steps: run.steps, durationMs: 0, resumed: run.resumed });
+    await storage.recordRunEnd({
+      runId: run.runId,
+      stopReason: "cancelled",
+      steps: run.steps,
+      durationMs: 0,
+      resumed: run.resumed,
+    });
     await emit({ type: "run_finished", stopReason: "cancelled", steps: run.steps, durationMs: 0 });
     return true;
   } finally {

@@ -18,13 +18,21 @@ export const SHUTDOWN_CANCEL_MS = 5_000;
  * process reach the run: polls the lease and aborts `controller` when a cancel was
  * requested. Returns the function that stops both.
  */
-export function watchLease(options: { storage: Storage; threadId: string; leaseId: string; controller: AbortController; logger: RuntimeLogger }): () => void {
+export function watchLease(options: {
+  storage: Storage;
+  threadId: string;
+  leaseId: string;
+  controller: AbortController;
+  logger: RuntimeLogger;
+}): () => void {
   const { storage, threadId, leaseId, controller, logger } = options;
   let polls = 0;
   const timer = setInterval(() => {
     polls += 1;
     if (polls % RENEW_EVERY_POLLS === 0) {
-      storage.renewLease(threadId, leaseId, LEASE_TTL_MS).catch((error: unknown) => logger.error("could not renew a run's lease", error));
+      storage
+        .renewLease(threadId, leaseId, LEASE_TTL_MS)
+        .catch((error: unknown) => logger.error("could not renew a run's lease", error));
     }
     storage.cancelRequested(threadId, leaseId).then(
       (requested) => requested && controller.abort(new Error("cancelled by the user")),

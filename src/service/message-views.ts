@@ -9,7 +9,10 @@ export function toMessageView(message: BaseMessage): MessageView | undefined {
   const id = message.id ?? "";
   if (HumanMessage.isInstance(message)) return { id, role: "user", content: messageText(message) };
   if (AIMessage.isInstance(message)) {
-    const toolCalls = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name ?? "", args: call.args }))].map((call) => ({
+    const toolCalls = [
+      ...(message.tool_calls ?? []),
+      ...(message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name ?? "", args: call.args })),
+    ].map((call) => ({
       callId: call.id ?? "",
       tool: call.name,
       args: call.args,
@@ -38,10 +41,22 @@ export function eventsForMessage(message: BaseMessage): RunEventBody[] {
   const view = toMessageView(message);
   if (!view || view.role === "user") return [];
   if (view.role === "tool") {
-    return [{ type: "tool_result", callId: view.callId, tool: view.tool, ok: view.ok, ...(view.errorCode ? { errorCode: view.errorCode } : {}), summary: view.summary, durationMs: view.durationMs }];
+    return [
+      {
+        type: "tool_result",
+        callId: view.callId,
+        tool: view.tool,
+        ok: view.ok,
+        ...(view.errorCode ? { errorCode: view.errorCode } : {}),
+        summary: view.summary,
+        durationMs: view.durationMs,
+      },
+    ];
   }
   const events: RunEventBody[] = [];
-  if (view.content.trim().length > 0) events.push({ type: "assistant_message", messageId: view.id, content: view.content });
-  for (const call of view.toolCalls) events.push({ type: "tool_call", callId: call.callId, tool: call.tool, args: call.args });
+  if (view.content.trim().length > 0)
+    events.push({ type: "assistant_message", messageId: view.id, content: view.content });
+  for (const call of view.toolCalls)
+    events.push({ type: "tool_call", callId: call.callId, tool: call.tool, args: call.args });
   return events;
 }

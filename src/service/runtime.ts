@@ -11,7 +11,12 @@ export type ThreadStatus = "idle" | "running" | "interrupted";
 /** A message as clients see it (same shapes the events use). */
 export type MessageView =
   | { id: string; role: "user"; content: string }
-  | { id: string; role: "assistant"; content: string; toolCalls: Array<{ callId: string; tool: string; args: unknown }> }
+  | {
+      id: string;
+      role: "assistant";
+      content: string;
+      toolCalls: Array<{ callId: string; tool: string; args: unknown }>;
+    }
   | {
       id: string;
       role: "tool";
@@ -90,7 +95,11 @@ export interface Runtime {
   /** The thread's status, messages and pending pause. */
   getThread(threadId: string, user: RunUser): Promise<ThreadView>;
   /** The full result of one call (masked, not cut), or undefined when none was kept. */
-  getResult(threadId: string, user: RunUser, callId: string): Promise<{ callId: string; tool: string; result: unknown } | undefined>;
+  getResult(
+    threadId: string,
+    user: RunUser,
+    callId: string,
+  ): Promise<{ callId: string; tool: string; result: unknown } | undefined>;
   /** The thread's records (design §7): runs, steps, tool calls and pause decisions. */
   getRecords(threadId: string, user: RunUser): Promise<ThreadRecords>;
   /** Aggregates over every thread's records (design §7). */

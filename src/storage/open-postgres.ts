@@ -39,7 +39,10 @@ function redact(url: string): string {
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresBackend> {
   const pool = new pg.Pool({ connectionString: url, max: Math.max(2, options.maxConnections ?? 10) });
   // Without a listener, an idle connection's error would crash the process.
-  pool.on("error", options.onIdleError ?? ((error) => console.error(`[opspilot] idle PostgreSQL connection failed: ${error.message}`)));
+  pool.on(
+    "error",
+    options.onIdleError ?? ((error) => console.error(`[opspilot] idle PostgreSQL connection failed: ${error.message}`)),
+  );
   // pool.end() resolves before the sockets close; closing waits for them, so nothing outlives `close`.
   const open = new Set<pg.PoolClient>();
   pool.on("connect", (client) => {

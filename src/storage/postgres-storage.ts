@@ -12,14 +12,16 @@ const INT8_OID = 20;
 
 /** BIGINT times and durations come back as numbers, as from SQLite (milliseconds stay far below 2^53). */
 const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as pg.CustomTypesConfig["getTypeParser"],
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 /** The database's clock in ms: lease expiry is judged by one clock, whatever the hosts' clocks say. */
 const NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
 
 const TOOL_CALL_COLUMNS = "thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms";
-const DECISION_COLUMNS = "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at";
+const DECISION_COLUMNS =
+  "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at";
 
 /**
  * Storage on a pg pool to the checkpoints' PostgreSQL database, with the semantics of
@@ -39,7 +41,11 @@ export class PostgresStorage implements Storage {
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
-    await this.changes("INSERT INTO opspilot_threads VALUES ($1, $2, $3) ON CONFLICT (thread_id) DO NOTHING", [threadId, userId, Date.now()]);
+    await this.changes("INSERT INTO opspilot_threads VALUES ($1, $2, $3) ON CONFLICT (thread_id) DO NOTHING", [
+      threadId,
+      userId,
+      Date.now(),
+    ]);
   }
 
   async threadOwner(threadId: string): Promise<string | undefined> {
@@ -48,7 +54,10 @@ export class PostgresStorage implements Storage {
   }
 
   async getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined> {
-    const [row] = await this.rows("SELECT * FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2", [threadId, callId]);
+    const [row] = await this.rows("SELECT * FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2", [
+      threadId,
+      callId,
+    ]);
     return row ? journalEntryFromRow(threadId, callId, row) : undefined;
   }
 
@@ -62,16 +71,17 @@ export class PostgresStorage implements Storage {
   }
 
   async clearEntry(threadId: string, callId: string): Promise<void> {
-    await this.changes("DELETE FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2 AND state = 'started'", [threadId, callId]);
-  }
-
-  async finishEntry(threadId: string, callId: string, observation: Observation): Promise<void> {
-    await this.changes("UPDATE opspilot_journal SET state = 'finished', observation = $1, finished_at = $2 WHERE thread_id = $3 AND call_id = $4", [
-      JSON.stringify(observation),
-      Date.now(),
+    await this.changes("DELETE FROM opspilot_journal WHERE thread_id = $1 AND call_id = $2 AND state = 'started'", [
       threadId,
       callId,
     ]);
+  }
+
+  async finishEntry(threadId: string, callId: string, observation: Observation): Promise<void> {
+    await this.changes(
+      "UPDATE opspilot_journal SET state = 'finished', observation = $1, finished_at = $2 WHERE thread_id = $3 AND call_id = $4",
+      [JSON.stringify(observation), Date.now(), threadId, callId],
+    );
   }
 
   async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
@@ -82,7 +92,10 @@ export class PostgresStorage implements Storage {
   }
 
   async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
-    const [row] = await this.rows("SELECT tool, raw FROM opspilot_results WHERE thread_id = $1 AND call_id = $2", [threadId, callId]);
+    const [row] = await this.rows("SELECT tool, raw FROM opspilot_results WHERE thread_id = $1 AND call_id = $2", [
+      threadId,
+      callId,
+    ]);
     return row ? { tool: row.tool as string, raw: JSON.parse(row.raw as string) } : undefined;
   }
 
@@ -102,18 +115,19 @@ export class PostgresStorage implements Storage {
   }
 
   async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {
-    const rows = await this.rows("SELECT seq, body FROM opspilot_events WHERE thread_id = $1 AND seq > $2 ORDER BY seq", [threadId, afterSeq]);
+    const rows = await this.rows(
+      "SELECT seq, body FROM opspilot_events WHERE thread_id = $1 AND seq > $2 ORDER BY seq",
+      [threadId, afterSeq],
+    );
     return rows.map((row) => ({ ...JSON.parse(row.body as string), seq: row.seq }) as RunEvent);
   }
 
   async acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean> {
     await this.dropDeadLease(threadId);
-    const inserted = await this.changes(`INSERT INTO opspilot_leases (thread_id, run_id, owner, expires_at) VALUES ($1, $2, $3, ${NOW_MS} + $4) ON CONFLICT (thread_id) DO NOTHING`, [
-      threadId,
-      runId,
-      LEASE_OWNER,
-      Math.ceil(ttlMs),
-    ]);
+    const inserted = await this.changes(
+      `INSERT INTO opspilot_leases (thread_id, run_id, owner, expires_at) VALUES ($1, $2, $3, ${NOW_MS} + $4) ON CONFLICT (thread_id) DO NOTHING`,
+      [threadId, runId, LEASE_OWNER, Math.ceil(ttlMs)],
+    );
     return inserted === 1;
   }
 
@@ -128,34 +142,47 @@ export class PostgresStorage implements Storage {
   }
 
   async renewLease(threadId: string, runId: string, ttlMs: number): Promise<void> {
-    await this.changes(`UPDATE opspilot_leases SET expires_at = ${NOW_MS} + $3 WHERE thread_id = $1 AND run_id = $2`, [threadId, runId, ttlMs]);
+    await this.changes(`UPDATE opspilot_leases SET expires_at = ${NOW_MS} + $3 WHERE thread_id = $1 AND run_id = $2`, [
+      threadId,
+      runId,
+      ttlMs,
+    ]);
   }
 
   async requestCancel(threadId: string): Promise<boolean> {
     await this.dropDeadLease(threadId);
-    return (await this.changes("UPDATE opspilot_leases SET cancel_requested = true WHERE thread_id = $1", [threadId])) === 1;
+    return (
+      (await this.changes("UPDATE opspilot_leases SET cancel_requested = true WHERE thread_id = $1", [threadId])) === 1
+    );
   }
 
   async cancelRequested(threadId: string, runId: string): Promise<boolean> {
-    const [row] = await this.rows("SELECT cancel_requested FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
+    const [row] = await this.rows("SELECT cancel_requested FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2", [
+      threadId,
+      runId,
+    ]);
     return row?.cancel_requested === true;
   }
 
   /** Frees a lease that expired or whose process on this host is gone. */
   private async dropDeadLease(threadId: string): Promise<void> {
-    const [lease] = await this.rows(`SELECT run_id, owner, expires_at, expires_at < ${NOW_MS} AS expired FROM opspilot_leases WHERE thread_id = $1`, [threadId]);
+    const [lease] = await this.rows(
+      `SELECT run_id, owner, expires_at, expires_at < ${NOW_MS} AS expired FROM opspilot_leases WHERE thread_id = $1`,
+      [threadId],
+    );
     if (!lease || (!lease.expired && ownerMayBeAlive(lease.owner as string))) return;
     // Only the lease judged dead: another process may have replaced it since.
-    await this.changes("DELETE FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2 AND owner = $3 AND expires_at = $4", [threadId, lease.run_id, lease.owner, lease.expires_at]);
+    await this.changes(
+      "DELETE FROM opspilot_leases WHERE thread_id = $1 AND run_id = $2 AND owner = $3 AND expires_at = $4",
+      [threadId, lease.run_id, lease.owner, lease.expires_at],
+    );
   }
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
-    await this.changes("INSERT INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id) DO NOTHING", [
-      run.runId,
-      run.threadId,
-      run.userId,
-      run.startedAt,
-    ]);
+    await this.changes(
+      "INSERT INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id) DO NOTHING",
+      [run.runId, run.threadId, run.userId, run.startedAt],
+    );
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
@@ -172,7 +199,16 @@ export class PostgresStorage implements Storage {
       `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id, call_id) DO UPDATE SET
          run_id = EXCLUDED.run_id, tool = EXCLUDED.tool, args_digest = EXCLUDED.args_digest, outcome = EXCLUDED.outcome,
          error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, seq = DEFAULT`,
-      [call.threadId, call.callId, call.runId, call.tool, call.argsDigest, call.outcome, call.errorCode ?? null, Math.round(call.durationMs)],
+      [
+        call.threadId,
+        call.callId,
+        call.runId,
+        call.tool,
+        call.argsDigest,
+        call.outcome,
+        call.errorCode ?? null,
+        Math.round(call.durationMs),
+      ],
     );
   }
 
@@ -181,26 +217,40 @@ export class PostgresStorage implements Storage {
       `INSERT INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id, call_id) DO UPDATE SET
          interrupt_id = EXCLUDED.interrupt_id, action = EXCLUDED.action, args_hash_before = EXCLUDED.args_hash_before,
          args_hash_after = EXCLUDED.args_hash_after, message = EXCLUDED.message, decided_at = EXCLUDED.decided_at, seq = DEFAULT`,
-      [decision.threadId, decision.callId, decision.interruptId, decision.action, decision.argsHashBefore, decision.argsHashAfter ?? null, decision.message ?? null, Date.now()],
+      [
+        decision.threadId,
+        decision.callId,
+        decision.interruptId,
+        decision.action,
+        decision.argsHashBefore,
+        decision.argsHashAfter ?? null,
+        decision.message ?? null,
+        Date.now(),
+      ],
     );
   }
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
-    await this.changes("UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5) WHERE run_id = $6", [
-      Date.now(),
-      run.stopReason,
-      run.steps,
-      Math.round(run.durationMs),
-      run.resumed ? 1 : 0,
-      run.runId,
-    ]);
+    await this.changes(
+      "UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5) WHERE run_id = $6",
+      [Date.now(), run.stopReason, run.steps, Math.round(run.durationMs), run.resumed ? 1 : 0, run.runId],
+    );
   }
 
   async threadRecords(threadId: string) {
     const runs = await this.rows("SELECT * FROM opspilot_runs WHERE thread_id = $1 ORDER BY started_at", [threadId]);
-    const toolCalls = await this.rows(`SELECT ${TOOL_CALL_COLUMNS} FROM opspilot_tool_calls WHERE thread_id = $1 ORDER BY seq`, [threadId]);
-    const steps = await this.rows("SELECT s.* FROM opspilot_steps s JOIN opspilot_runs r ON r.run_id = s.run_id WHERE r.thread_id = $1 ORDER BY r.started_at, s.step", [threadId]);
-    const decisions = await this.rows(`SELECT ${DECISION_COLUMNS} FROM opspilot_decisions WHERE thread_id = $1 ORDER BY decided_at, seq`, [threadId]);
+    const toolCalls = await this.rows(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM opspilot_tool_calls WHERE thread_id = $1 ORDER BY seq`,
+      [threadId],
+    );
+    const steps = await this.rows(
+      "SELECT s.* FROM opspilot_steps s JOIN opspilot_runs r ON r.run_id = s.run_id WHERE r.thread_id = $1 ORDER BY r.started_at, s.step",
+      [threadId],
+    );
+    const decisions = await this.rows(
+      `SELECT ${DECISION_COLUMNS} FROM opspilot_decisions WHERE thread_id = $1 ORDER BY decided_at, seq`,
+      [threadId],
+    );
     return { runs, toolCalls, steps, decisions };
   }
 

@@ -29,7 +29,12 @@ export class ChannelSqliteSaver extends SqliteSaver {
     this.statements = new StatementCache(db);
   }
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions = {}): Promise<RunnableConfig> {
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions = {},
+  ): Promise<RunnableConfig> {
     const threadId = config.configurable?.thread_id as string;
     const namespace = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const rows: unknown[][] = [];
@@ -37,14 +42,18 @@ export class ChannelSqliteSaver extends SqliteSaver {
       const version = checkpoint.channel_versions[channel];
       if (version === undefined) continue;
       const key = `${threadId}\u0000${namespace}\u0000${channel}\u0000${String(version)}`;
-      if (!(channel in newVersions) && (this.knownKeys.has(key) || this.hasBlob(threadId, namespace, channel, version))) continue;
+      if (!(channel in newVersions) && (this.knownKeys.has(key) || this.hasBlob(threadId, namespace, channel, version)))
+        continue;
       const [type, serialized] = await this.serde.dumpsTyped(value);
       rows.push([threadId, namespace, channel, String(version), type, serialized]);
       this.remember(key);
     }
     // The checkpoint row as SqliteSaver.put writes it, values left out, in one transaction with its blobs.
     this.setup();
-    const [[type, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([this.serde.dumpsTyped({ ...checkpoint, channel_values: {} }), this.serde.dumpsTyped(metadata)]);
+    const [[type, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
+      this.serde.dumpsTyped({ ...checkpoint, channel_values: {} }),
+      this.serde.dumpsTyped(metadata),
+    ]);
     const parentId = config.configurable?.checkpoint_id as string | undefined;
     const insertBlob = this.statements.get("INSERT OR IGNORE INTO opspilot_checkpoint_blobs VALUES (?, ?, ?, ?, ?, ?)");
     const insertCheckpoint = this.statements.get(
@@ -52,7 +61,15 @@ export class ChannelSqliteSaver extends SqliteSaver {
     );
     this.db.transaction(() => {
       rows.forEach((row) => insertBlob.run(...row));
-      insertCheckpoint.run(threadId, namespace, checkpoint.id, parentId, type, serializedCheckpoint, serializedMetadata);
+      insertCheckpoint.run(
+        threadId,
+        namespace,
+        checkpoint.id,
+        parentId,
+        type,
+        serializedCheckpoint,
+        serializedMetadata,
+      );
     })();
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
@@ -62,7 +79,10 @@ export class ChannelSqliteSaver extends SqliteSaver {
     return tuple ? this.withValues(tuple) : undefined;
   }
 
-  override async *list(config: RunnableConfig, options?: Parameters<SqliteSaver["list"]>[1]): AsyncGenerator<CheckpointTuple> {
+  override async *list(
+    config: RunnableConfig,
+    options?: Parameters<SqliteSaver["list"]>[1],
+  ): AsyncGenerator<CheckpointTuple> {
     for await (const tuple of super.list(config, options)) yield await this.withValues(tuple);
   }
 
@@ -75,20 +95,28 @@ export class ChannelSqliteSaver extends SqliteSaver {
   private async withValues(tuple: CheckpointTuple): Promise<CheckpointTuple> {
     const threadId = tuple.config.configurable?.thread_id as string;
     const namespace = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
-    const select = this.statements.get("SELECT type, value FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?");
+    const select = this.statements.get(
+      "SELECT type, value FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+    );
     const values = { ...tuple.checkpoint.channel_values };
     for (const [channel, version] of Object.entries(tuple.checkpoint.channel_versions)) {
       if (channel in values) continue;
-      const row = select.get(threadId, namespace, channel, String(version)) as { type: string; value: Uint8Array } | undefined;
+      const row = select.get(threadId, namespace, channel, String(version)) as
+        { type: string; value: Uint8Array } | undefined;
       if (row) values[channel] = await this.serde.loadsTyped(row.type, row.value);
     }
     return { ...tuple, checkpoint: { ...tuple.checkpoint, channel_values: values } };
   }
 
   private hasBlob(threadId: string, namespace: string, channel: string, version: string | number): boolean {
-    return this.statements.get("SELECT 1 FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?").get(threadId, namespace, channel, String(version)) !== undefined;
+    return (
+      this.statements
+        .get(
+          "SELECT 1 FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+        )
+        .get(threadId, namespace, channel, String(version)) !== undefined
+    );
   }
-
 
   private remember(key: string): void {
     if (this.knownKeys.size >= KNOWN_KEYS_LIMIT) this.knownKeys.clear();

@@ -12,7 +12,6 @@ type Row = Record<string, unknown>;
 
 /** Storage on a better-sqlite3 connection to the checkpoints' SQLite file. */
 export class SqliteStorage implements Storage {
-
   private readonly statements: StatementCache;
 
   constructor(private readonly db: Database) {
@@ -20,59 +19,77 @@ export class SqliteStorage implements Storage {
     this.statements = new StatementCache(db);
   }
 
-
   async createThread(threadId: string, userId: string): Promise<void> {
     this.statements.get("INSERT OR IGNORE INTO opspilot_threads VALUES (?, ?, ?)").run(threadId, userId, Date.now());
   }
 
   async threadOwner(threadId: string): Promise<string | undefined> {
-    const row = this.statements.get("SELECT user_id FROM opspilot_threads WHERE thread_id = ?").get(threadId) as Row | undefined;
+    const row = this.statements.get("SELECT user_id FROM opspilot_threads WHERE thread_id = ?").get(threadId) as
+      Row | undefined;
     return row?.user_id as string | undefined;
   }
 
   async getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined> {
-    const row = this.statements.get("SELECT * FROM opspilot_journal WHERE thread_id = ? AND call_id = ?").get(threadId, callId) as Row | undefined;
+    const row = this.statements
+      .get("SELECT * FROM opspilot_journal WHERE thread_id = ? AND call_id = ?")
+      .get(threadId, callId) as Row | undefined;
     return row ? journalEntryFromRow(threadId, callId, row) : undefined;
   }
 
   async startEntry(entry: Omit<JournalEntry, "state" | "observation">): Promise<boolean> {
     const result = this.statements
-      .get("INSERT OR IGNORE INTO opspilot_journal (thread_id, call_id, tool, args_hash, state, started_at) VALUES (?, ?, ?, ?, 'started', ?)")
+      .get(
+        "INSERT OR IGNORE INTO opspilot_journal (thread_id, call_id, tool, args_hash, state, started_at) VALUES (?, ?, ?, ?, 'started', ?)",
+      )
       .run(entry.threadId, entry.callId, entry.tool, entry.argsHash, Date.now());
     return result.changes === 1;
   }
 
   async clearEntry(threadId: string, callId: string): Promise<void> {
-    this.statements.get("DELETE FROM opspilot_journal WHERE thread_id = ? AND call_id = ? AND state = 'started'").run(threadId, callId);
+    this.statements
+      .get("DELETE FROM opspilot_journal WHERE thread_id = ? AND call_id = ? AND state = 'started'")
+      .run(threadId, callId);
   }
 
   async finishEntry(threadId: string, callId: string, observation: Observation): Promise<void> {
     this.statements
-      .get("UPDATE opspilot_journal SET state = 'finished', observation = ?, finished_at = ? WHERE thread_id = ? AND call_id = ?")
+      .get(
+        "UPDATE opspilot_journal SET state = 'finished', observation = ?, finished_at = ? WHERE thread_id = ? AND call_id = ?",
+      )
       .run(JSON.stringify(observation), Date.now(), threadId, callId);
   }
 
   async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
-    this.statements.get("INSERT OR REPLACE INTO opspilot_results VALUES (?, ?, ?, ?, ?)").run(threadId, callId, tool, JSON.stringify(raw ?? null), Date.now());
+    this.statements
+      .get("INSERT OR REPLACE INTO opspilot_results VALUES (?, ?, ?, ?, ?)")
+      .run(threadId, callId, tool, JSON.stringify(raw ?? null), Date.now());
   }
 
   async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
-    const row = this.statements.get("SELECT tool, raw FROM opspilot_results WHERE thread_id = ? AND call_id = ?").get(threadId, callId) as Row | undefined;
+    const row = this.statements
+      .get("SELECT tool, raw FROM opspilot_results WHERE thread_id = ? AND call_id = ?")
+      .get(threadId, callId) as Row | undefined;
     return row ? { tool: row.tool as string, raw: JSON.parse(row.raw as string) } : undefined;
   }
 
   async appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent> {
     const append = this.db.transaction(() => {
-      const row = this.statements.get("SELECT COALESCE(MAX(seq), 0) AS seq FROM opspilot_events WHERE thread_id = ?").get(threadId) as Row;
+      const row = this.statements
+        .get("SELECT COALESCE(MAX(seq), 0) AS seq FROM opspilot_events WHERE thread_id = ?")
+        .get(threadId) as Row;
       const event = { ...body, threadId, runId, seq: (row.seq as number) + 1 } as RunEvent;
-      this.statements.get("INSERT INTO opspilot_events VALUES (?, ?, ?, ?, ?, ?)").run(threadId, event.seq, runId, event.type, JSON.stringify(event), Date.now());
+      this.statements
+        .get("INSERT INTO opspilot_events VALUES (?, ?, ?, ?, ?, ?)")
+        .run(threadId, event.seq, runId, event.type, JSON.stringify(event), Date.now());
       return event;
     });
     return append.immediate();
   }
 
   async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {
-    const rows = this.statements.get("SELECT body FROM opspilot_events WHERE thread_id = ? AND seq > ? ORDER BY seq").all(threadId, afterSeq) as Row[];
+    const rows = this.statements
+      .get("SELECT body FROM opspilot_events WHERE thread_id = ? AND seq > ? ORDER BY seq")
+      .all(threadId, afterSeq) as Row[];
     return rows.map((row) => JSON.parse(row.body as string) as RunEvent);
   }
 
@@ -80,7 +97,11 @@ export class SqliteStorage implements Storage {
     const now = Date.now();
     const acquire = this.db.transaction(() => {
       this.dropDeadLease(threadId, now);
-      return this.statements.get("INSERT OR IGNORE INTO opspilot_leases (thread_id, run_id, owner, expires_at) VALUES (?, ?, ?, ?)").run(threadId, runId, LEASE_OWNER, now + ttlMs).changes === 1;
+      return (
+        this.statements
+          .get("INSERT OR IGNORE INTO opspilot_leases (thread_id, run_id, owner, expires_at) VALUES (?, ?, ?, ?)")
+          .run(threadId, runId, LEASE_OWNER, now + ttlMs).changes === 1
+      );
     });
     return acquire.immediate();
   }
@@ -91,34 +112,46 @@ export class SqliteStorage implements Storage {
 
   async leaseHolder(threadId: string): Promise<string | undefined> {
     this.dropDeadLease(threadId, Date.now());
-    const row = this.statements.get("SELECT run_id FROM opspilot_leases WHERE thread_id = ?").get(threadId) as Row | undefined;
+    const row = this.statements.get("SELECT run_id FROM opspilot_leases WHERE thread_id = ?").get(threadId) as
+      Row | undefined;
     return row?.run_id as string | undefined;
   }
 
   async renewLease(threadId: string, runId: string, ttlMs: number): Promise<void> {
-    this.statements.get("UPDATE opspilot_leases SET expires_at = ? WHERE thread_id = ? AND run_id = ?").run(Date.now() + ttlMs, threadId, runId);
+    this.statements
+      .get("UPDATE opspilot_leases SET expires_at = ? WHERE thread_id = ? AND run_id = ?")
+      .run(Date.now() + ttlMs, threadId, runId);
   }
 
   async requestCancel(threadId: string): Promise<boolean> {
     this.dropDeadLease(threadId, Date.now());
-    return this.statements.get("UPDATE opspilot_leases SET cancel_requested = 1 WHERE thread_id = ?").run(threadId).changes === 1;
+    return (
+      this.statements.get("UPDATE opspilot_leases SET cancel_requested = 1 WHERE thread_id = ?").run(threadId)
+        .changes === 1
+    );
   }
 
   async cancelRequested(threadId: string, runId: string): Promise<boolean> {
-    const row = this.statements.get("SELECT cancel_requested FROM opspilot_leases WHERE thread_id = ? AND run_id = ?").get(threadId, runId) as Row | undefined;
+    const row = this.statements
+      .get("SELECT cancel_requested FROM opspilot_leases WHERE thread_id = ? AND run_id = ?")
+      .get(threadId, runId) as Row | undefined;
     return row?.cancel_requested === 1;
   }
 
   /** Frees a lease that expired or whose process on this host is gone. */
   private dropDeadLease(threadId: string, now: number): void {
-    const row = this.statements.get("SELECT owner, expires_at FROM opspilot_leases WHERE thread_id = ?").get(threadId) as Row | undefined;
+    const row = this.statements
+      .get("SELECT owner, expires_at FROM opspilot_leases WHERE thread_id = ?")
+      .get(threadId) as Row | undefined;
     if (row && ((row.expires_at as number) < now || !ownerMayBeAlive(row.owner as string))) {
       this.statements.get("DELETE FROM opspilot_leases WHERE thread_id = ?").run(threadId);
     }
   }
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
-    this.statements.get("INSERT OR IGNORE INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES (?, ?, ?, ?)").run(run.runId, run.threadId, run.userId, run.startedAt);
+    this.statements
+      .get("INSERT OR IGNORE INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES (?, ?, ?, ?)")
+      .run(run.runId, run.threadId, run.userId, run.startedAt);
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
@@ -130,28 +163,56 @@ export class SqliteStorage implements Storage {
   async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
     this.statements
       .get("INSERT OR REPLACE INTO opspilot_tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(call.threadId, call.callId, call.runId, call.tool, call.argsDigest, call.outcome, call.errorCode ?? null, call.durationMs);
+      .run(
+        call.threadId,
+        call.callId,
+        call.runId,
+        call.tool,
+        call.argsDigest,
+        call.outcome,
+        call.errorCode ?? null,
+        call.durationMs,
+      );
   }
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
     this.statements
       .get("INSERT OR REPLACE INTO opspilot_decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(decision.threadId, decision.callId, decision.interruptId, decision.action, decision.argsHashBefore, decision.argsHashAfter ?? null, decision.message ?? null, Date.now());
+      .run(
+        decision.threadId,
+        decision.callId,
+        decision.interruptId,
+        decision.action,
+        decision.argsHashBefore,
+        decision.argsHashAfter ?? null,
+        decision.message ?? null,
+        Date.now(),
+      );
   }
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
     this.statements
-      .get("UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?) WHERE run_id = ?")
+      .get(
+        "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?) WHERE run_id = ?",
+      )
       .run(Date.now(), run.stopReason, run.steps, run.durationMs, run.resumed ? 1 : 0, run.runId);
   }
 
   async threadRecords(threadId: string) {
-    const runs = this.statements.get("SELECT * FROM opspilot_runs WHERE thread_id = ? ORDER BY started_at").all(threadId) as Row[];
-    const toolCalls = this.statements.get("SELECT * FROM opspilot_tool_calls WHERE thread_id = ? ORDER BY rowid").all(threadId) as Row[];
-    const steps = this.statements
-      .get("SELECT s.* FROM opspilot_steps s JOIN opspilot_runs r ON r.run_id = s.run_id WHERE r.thread_id = ? ORDER BY r.started_at, s.step")
+    const runs = this.statements
+      .get("SELECT * FROM opspilot_runs WHERE thread_id = ? ORDER BY started_at")
       .all(threadId) as Row[];
-    const decisions = this.statements.get("SELECT * FROM opspilot_decisions WHERE thread_id = ? ORDER BY decided_at, rowid").all(threadId) as Row[];
+    const toolCalls = this.statements
+      .get("SELECT * FROM opspilot_tool_calls WHERE thread_id = ? ORDER BY rowid")
+      .all(threadId) as Row[];
+    const steps = this.statements
+      .get(
+        "SELECT s.* FROM opspilot_steps s JOIN opspilot_runs r ON r.run_id = s.run_id WHERE r.thread_id = ? ORDER BY r.started_at, s.step",
+      )
+      .all(threadId) as Row[];
+    const decisions = this.statements
+      .get("SELECT * FROM opspilot_decisions WHERE thread_id = ? ORDER BY decided_at, rowid")
+      .all(threadId) as Row[];
     return { runs, toolCalls, steps, decisions };
   }
 

@@ -4,7 +4,8 @@ import type { RecordsSummary } from "./types.js";
 export function summarize(runs: Array<Record<string, unknown>>, calls: Array<Record<string, unknown>>): RecordsSummary {
   const finished = runs.filter((run) => run.stop_reason !== null && run.stop_reason !== undefined);
   const stopReasons: Record<string, number> = {};
-  for (const run of finished) stopReasons[run.stop_reason as string] = (stopReasons[run.stop_reason as string] ?? 0) + 1;
+  for (const run of finished)
+    stopReasons[run.stop_reason as string] = (stopReasons[run.stop_reason as string] ?? 0) + 1;
   const failed = calls.filter((call) => call.outcome === "error").length;
   const totalSteps = finished.reduce((sum, run) => sum + Number(run.steps ?? 0), 0);
   return {

@@ -36,7 +36,14 @@ export type CallRecordOutcome = "ok" | "error" | "interrupt" | "cancelled" | "re
 /** The records of design §7. */
 export interface Recorder {
   recordRunStart(run: { runId: string; threadId: string; userId: string; startedAt: number }): Promise<void>;
-  recordStep(step: { runId: string; step: number; latencyMs: number; inputTokens: number; outputTokens: number; toolCalls: number }): Promise<void>;
+  recordStep(step: {
+    runId: string;
+    step: number;
+    latencyMs: number;
+    inputTokens: number;
+    outputTokens: number;
+    toolCalls: number;
+  }): Promise<void>;
   recordToolCall(call: {
     runId: string;
     threadId: string;
@@ -48,8 +55,22 @@ export interface Recorder {
     durationMs: number;
   }): Promise<void>;
   /** A user's answer to a pause: approve, edit (with the new frozen args' hash) or reject. */
-  recordDecision(decision: { threadId: string; callId: string; interruptId: string; action: string; argsHashBefore: string; argsHashAfter?: string; message?: string }): Promise<void>;
-  recordRunEnd(run: { runId: string; stopReason: StopReason; steps: number; durationMs: number; resumed: boolean }): Promise<void>;
+  recordDecision(decision: {
+    threadId: string;
+    callId: string;
+    interruptId: string;
+    action: string;
+    argsHashBefore: string;
+    argsHashAfter?: string;
+    message?: string;
+  }): Promise<void>;
+  recordRunEnd(run: {
+    runId: string;
+    stopReason: StopReason;
+    steps: number;
+    durationMs: number;
+    resumed: boolean;
+  }): Promise<void>;
 }
 
 /** Aggregates over the records. */

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { OpsStore } from "./demo-ops/store.js";
-import { ASK_ENVIRONMENT, environmentField, READ_TIMEOUT_MS, serviceField, throwIfCancelled } from "./demo-ops/tool-fields.js";
+import {
+  ASK_ENVIRONMENT,
+  environmentField,
+  READ_TIMEOUT_MS,
+  serviceField,
+  throwIfCancelled,
+} from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
 const schema = z.object({

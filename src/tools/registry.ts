@@ -46,6 +46,9 @@ export function roleAllows(tool: ToolDefinition, role: string): boolean {
 }
 
 function toSpec(tool: ToolDefinition): ToolSpec {
-  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }

@@ -1,12 +1,22 @@
 import { z } from "zod";
 import type { OpsStore } from "./demo-ops/store.js";
-import { ASK_ENVIRONMENT, environmentField, serviceField, throwIfCancelled, WRITE_TIMEOUT_MS } from "./demo-ops/tool-fields.js";
+import {
+  ASK_ENVIRONMENT,
+  environmentField,
+  serviceField,
+  throwIfCancelled,
+  WRITE_TIMEOUT_MS,
+} from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
 const schema = z.object({
   service: serviceField,
   environment: environmentField,
-  reason: z.string().max(500).optional().describe("Why the restart is needed, in one sentence; recorded with the action."),
+  reason: z
+    .string()
+    .max(500)
+    .optional()
+    .describe("Why the restart is needed, in one sentence; recorded with the action."),
 });
 
 /** `restart_service`: a high-risk write that restarts one service in one environment, once per call. */

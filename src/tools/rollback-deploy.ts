@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { OpsStore } from "./demo-ops/store.js";
-import { ASK_ENVIRONMENT, environmentField, serviceField, throwIfCancelled, WRITE_TIMEOUT_MS } from "./demo-ops/tool-fields.js";
+import {
+  ASK_ENVIRONMENT,
+  environmentField,
+  serviceField,
+  throwIfCancelled,
+  WRITE_TIMEOUT_MS,
+} from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
 const schema = z.object({
@@ -10,7 +16,7 @@ const schema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe("An earlier release to roll back to, e.g. \"3.8.1\". Omit to roll back to the previous version."),
+    .describe('An earlier release to roll back to, e.g. "3.8.1". Omit to roll back to the previous version.'),
 });
 
 /** `rollback_deploy`: a high-risk, admin-only write that moves a service back to an earlier release. */

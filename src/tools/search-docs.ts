@@ -7,7 +7,9 @@ const schema = z.object({
   query: z
     .string()
     .min(1)
-    .describe('What to look up, in English or Chinese: symptoms, service names and error codes, e.g. "PAY-5031 DB_POOL_EXHAUSTED" or "支付服务 报错 处理".'),
+    .describe(
+      'What to look up, in English or Chinese: symptoms, service names and error codes, e.g. "PAY-5031 DB_POOL_EXHAUSTED" or "支付服务 报错 处理".',
+    ),
   limit: z.number().int().min(1).max(10).default(3).describe("Most runbooks to return (default 3, at most 10)."),
 });
 

@@ -1,19 +1,41 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "./demo-ops/data/index.js";
 import type { OpsStore } from "./demo-ops/store.js";
-import { ASK_ENVIRONMENT, environmentField, READ_TIMEOUT_MS, serviceField, throwIfCancelled } from "./demo-ops/tool-fields.js";
+import {
+  ASK_ENVIRONMENT,
+  environmentField,
+  READ_TIMEOUT_MS,
+  serviceField,
+  throwIfCancelled,
+} from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
 const schema = z.object({
   service: serviceField,
   environment: environmentField,
-  level: z.enum(LOG_LEVELS).optional().describe('Only lines of this level; use "ERROR" for "errors / 报错". Omit for all levels.'),
+  level: z
+    .enum(LOG_LEVELS)
+    .optional()
+    .describe('Only lines of this level; use "ERROR" for "errors / 报错". Omit for all levels.'),
   query: z
     .string()
     .optional()
-    .describe('Words or an error code every line must contain, e.g. "timeout", "超时", "PAY-5031". Omit to read all lines.'),
-  sinceHours: z.number().positive().max(168).default(24).describe("How many hours back to look (default 24, at most 168)."),
-  limit: z.number().int().min(1).max(100).default(20).describe("Most lines to return (default 20, at most 100); counts always cover every matching line."),
+    .describe(
+      'Words or an error code every line must contain, e.g. "timeout", "超时", "PAY-5031". Omit to read all lines.',
+    ),
+  sinceHours: z
+    .number()
+    .positive()
+    .max(168)
+    .default(24)
+    .describe("How many hours back to look (default 24, at most 168)."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .describe("Most lines to return (default 20, at most 100); counts always cover every matching line."),
 });
 
 /** `search_logs`: recent log lines of one service in one environment, counted per error code. */

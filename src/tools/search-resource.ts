@@ -7,7 +7,9 @@ const schema = z.object({
   query: z
     .string()
     .min(1)
-    .describe('Words naming the service or environment, in English or Chinese, e.g. "payment", "支付", "gateway", "生产".'),
+    .describe(
+      'Words naming the service or environment, in English or Chinese, e.g. "payment", "支付", "gateway", "生产".',
+    ),
   kind: z
     .enum(["service", "environment"])
     .optional()

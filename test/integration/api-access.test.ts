@@ -40,7 +40,9 @@ describe("API access with OPSPILOT_API_TOKENS", () => {
   it("shows the records summary over every thread to an admin only", async () => {
     const denied = await alice.request("GET", "/api/records/summary");
     expect(denied.status).toBe(403);
-    expect(await denied.json()).toEqual({ error: { code: "forbidden", message: "Only an admin may read the records summary." } });
+    expect(await denied.json()).toEqual({
+      error: { code: "forbidden", message: "Only an admin may read the records summary." },
+    });
     const allowed = await new ApiClient(server.url, "admin-token-0004").request("GET", "/api/records/summary");
     expect(allowed.status).toBe(200);
     expect(await allowed.json()).toMatchObject({ runs: expect.any(Number), stopReasons: expect.any(Object) });
@@ -71,7 +73,10 @@ describe("API access with OPSPILOT_API_TOKENS", () => {
     const viewer = new ApiClient(server.url, "viewer-token-0003");
     const threadId = await viewer.createThread();
     const events = await viewer.run(threadId, "重启支付服务 prod 环境");
-    const restart = events.find((event): event is Extract<RunEvent, { type: "tool_result" }> => event.type === "tool_result" && event.tool === "restart_service");
+    const restart = events.find(
+      (event): event is Extract<RunEvent, { type: "tool_result" }> =>
+        event.type === "tool_result" && event.tool === "restart_service",
+    );
     expect(restart).toMatchObject({ ok: false, errorCode: "permission_denied" });
     expect(events.some((event) => event.type === "loop_interrupt")).toBe(false);
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
@@ -88,7 +93,9 @@ describe("server safety", () => {
 
   it("answers an unexpected failure with a bare 500 and logs the details", async () => {
     const logged: unknown[] = [];
-    const failing = { getThread: async () => Promise.reject(new Error("db password=hunter2 at Object.<anonymous> (/srv/x.js:1:1)")) } as unknown as Runtime;
+    const failing = {
+      getThread: async () => Promise.reject(new Error("db password=hunter2 at Object.<anonymous> (/srv/x.js:1:1)")),
+    } as unknown as Runtime;
     const app = createServer({ runtime: failing, logger: { error: (_message, error) => logged.push(error) } });
     const response = await app.request("/api/threads/some-thread");
     expect(response.status).toBe(500);

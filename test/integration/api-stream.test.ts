@@ -31,7 +31,15 @@ describe("run streams over HTTP", () => {
 
   it("refuses a second run or a resume while one runs, then cancels the run with a cancelled result per call", async () => {
     server = await startTestServer({
-      model: new ScriptedChatModel({ script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "read_b", args: { query: "y" } }])], onExhausted: "answer" }),
+      model: new ScriptedChatModel({
+        script: [
+          callsMessage([
+            { name: "read_a", args: { query: "x" } },
+            { name: "read_b", args: { query: "y" } },
+          ]),
+        ],
+        onExhausted: "answer",
+      }),
       tools: () => testTools({ readDelayMs: 10_000 }),
     });
     const { client } = server;
@@ -41,7 +49,10 @@ describe("run streams over HTTP", () => {
     expect(seen.map((event) => event.type)).toEqual(["run_started", "tool_call", "tool_call"]);
     expect((await client.thread(threadId)).body.status).toBe("running");
 
-    for (const [path, body] of [["runs", { message: "again" }], ["resume", { decisions: [{ callId: "x", action: "reject" }] }]] as const) {
+    for (const [path, body] of [
+      ["runs", { message: "again" }],
+      ["resume", { decisions: [{ callId: "x", action: "reject" }] }],
+    ] as const) {
       const busy = await client.request("POST", `/api/threads/${threadId}/${path}`, body);
       expect(busy.status).toBe(409);
       expect(await busy.json()).toEqual({ error: { code: "thread_busy", message: expect.any(String) } });
@@ -51,10 +62,20 @@ describe("run streams over HTTP", () => {
     expect(cancel.status).toBe(202);
     expect(await cancel.json()).toEqual({ cancelled: true });
     const events = [...seen, ...(await stream.rest())];
-    expect(events.map((event) => event.type)).toEqual(["run_started", "tool_call", "tool_call", "tool_result", "tool_result", "assistant_message", "run_finished"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "run_started",
+      "tool_call",
+      "tool_call",
+      "tool_result",
+      "tool_result",
+      "assistant_message",
+      "run_finished",
+    ]);
     const callIds = events.filter((event) => event.type === "tool_call").map((event) => event.callId);
     const results = events.filter((event) => event.type === "tool_result");
-    expect(results.map((event) => [event.callId, event.errorCode])).toEqual(callIds.map((callId) => [callId, "cancelled"]));
+    expect(results.map((event) => [event.callId, event.errorCode])).toEqual(
+      callIds.map((callId) => [callId, "cancelled"]),
+    );
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "cancelled" });
 
     const after = await client.thread(threadId);
@@ -62,13 +83,19 @@ describe("run streams over HTTP", () => {
     const messages = after.body.messages as Array<{ role: string }>;
     expect(messages.filter((message) => message.role === "user")).toHaveLength(1);
     const idleCancel = await client.request("POST", `/api/threads/${threadId}/cancel`);
-    expect({ status: idleCancel.status, body: await idleCancel.json() }).toEqual({ status: 202, body: { cancelled: false } });
+    expect({ status: idleCancel.status, body: await idleCancel.json() }).toEqual({
+      status: 202,
+      body: { cancelled: false },
+    });
   });
 
   it("keeps a run going when the client drops, and /events?after= gives exactly the missing events", async () => {
     const step = (name: string) => callsMessage([{ name, args: { query: name } }]);
     server = await startTestServer({
-      model: new ScriptedChatModel({ script: [step("read_a"), step("read_b"), step("read_a"), answerMessage("All three lookups are done.")], delayMs: 120 }),
+      model: new ScriptedChatModel({
+        script: [step("read_a"), step("read_b"), step("read_a"), answerMessage("All three lookups are done.")],
+        delayMs: 120,
+      }),
       tools: () => testTools(),
     });
     const { client } = server;
@@ -86,9 +113,12 @@ describe("run streams over HTTP", () => {
     const union = [...firstHalf, ...caughtUp];
     expect(union.map((event) => event.type)).toEqual([
       "run_started",
-      "tool_call", "tool_result",
-      "tool_call", "tool_result",
-      "tool_call", "tool_result",
+      "tool_call",
+      "tool_result",
+      "tool_call",
+      "tool_result",
+      "tool_call",
+      "tool_result",
       "assistant_message",
       "run_finished",
     ]);

@@ -6,7 +6,8 @@ import { startTestServer, type ApiClient, type TestServer } from "../fixtures/ht
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 
 const types = (events: RunEvent[]) => events.map((event) => event.type);
-const interruptOf = (events: RunEvent[]) => events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+const interruptOf = (events: RunEvent[]) =>
+  events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
 
 /** Sends a request and returns its status and JSON body. */
 async function call(client: ApiClient, method: string, path: string, body?: unknown) {
@@ -36,22 +37,44 @@ describe("the HTTP API over the demo model", () => {
     const { client } = server;
     const threadId = await client.createThread();
     const first = await client.run(threadId, SEED);
-    expect(types(first)).toEqual(["run_started", "tool_call", "tool_call", "tool_result", "tool_result", "tool_call", "loop_interrupt", "run_finished"]);
+    expect(types(first)).toEqual([
+      "run_started",
+      "tool_call",
+      "tool_call",
+      "tool_result",
+      "tool_result",
+      "tool_call",
+      "loop_interrupt",
+      "run_finished",
+    ]);
     expect(first.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(first.every((event) => event.threadId === threadId && event.runId === first[0].runId)).toBe(true);
-    expect(first.filter((event) => event.type === "tool_call").map((event) => event.tool)).toEqual(["search_resource", "search_docs", "search_logs"]);
+    expect(first.filter((event) => event.type === "tool_call").map((event) => event.tool)).toEqual([
+      "search_resource",
+      "search_docs",
+      "search_logs",
+    ]);
     expect(first.filter((event) => event.type === "tool_result").map((event) => event.ok)).toEqual([true, true]);
     const pause = interruptOf(first);
     expect(pause.interruptType).toBe("params_required");
     expect(pause.calls).toHaveLength(1);
-    expect(pause.calls[0]).toMatchObject({ tool: "search_logs", missing: [{ name: "environment", enum: expect.arrayContaining(["prod"]) }] });
+    expect(pause.calls[0]).toMatchObject({
+      tool: "search_logs",
+      missing: [{ name: "environment", enum: expect.arrayContaining(["prod"]) }],
+    });
     expect(first.at(-1)).toMatchObject({ type: "run_finished", stopReason: "interrupted" });
 
     const paused = await client.thread(threadId);
     expect(paused.status).toBe(200);
-    expect(paused.body).toMatchObject({ threadId, status: "interrupted", interrupt: { interruptId: pause.interruptId, calls: pause.calls } });
+    expect(paused.body).toMatchObject({
+      threadId,
+      status: "interrupted",
+      interrupt: { interruptId: pause.interruptId, calls: pause.calls },
+    });
 
-    const resume = { decisions: [{ callId: pause.calls[0].callId, action: "approve", params: { environment: "prod" } }] };
+    const resume = {
+      decisions: [{ callId: pause.calls[0].callId, action: "approve", params: { environment: "prod" } }],
+    };
     const second = await client.resume(threadId, resume);
     expect(types(second)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
     expect(second.map((event) => event.seq)).toEqual([9, 10, 11, 12]);
@@ -62,24 +85,59 @@ describe("the HTTP API over the demo model", () => {
     expect(done.body.status).toBe("idle");
     expect(done.body.interrupt).toBeUndefined();
     const messages = done.body.messages as Array<{ role: string }>;
-    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]);
+    expect(messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
     expect(await client.eventsAfter(threadId, 0)).toEqual([...first, ...second]);
     expect(await client.eventsAfter(threadId, 8)).toEqual(second);
 
     const logsCall = pause.calls[0].callId;
     const full = await call(client, "GET", `/api/threads/${threadId}/results/${logsCall}`);
     expect(full.status).toBe(200);
-    expect(full.body).toMatchObject({ callId: logsCall, tool: "search_logs", result: { service: "payment-service", environment: "prod", total: 33 } });
-    expect(await call(client, "GET", `/api/threads/${threadId}/results/no-such-call`)).toMatchObject({ status: 404, body: { error: { code: "result_not_found" } } });
+    expect(full.body).toMatchObject({
+      callId: logsCall,
+      tool: "search_logs",
+      result: { service: "payment-service", environment: "prod", total: 33 },
+    });
+    expect(await call(client, "GET", `/api/threads/${threadId}/results/no-such-call`)).toMatchObject({
+      status: 404,
+      body: { error: { code: "result_not_found" } },
+    });
 
-    const records = (await call(client, "GET", `/api/threads/${threadId}/records`)).body as unknown as Record<string, Array<Record<string, unknown>>>;
+    const records = (await call(client, "GET", `/api/threads/${threadId}/records`)).body as unknown as Record<
+      string,
+      Array<Record<string, unknown>>
+    >;
     expect(records.runs).toHaveLength(1);
-    expect(records.runs[0]).toMatchObject({ thread_id: threadId, user_id: "local", stop_reason: "final_answer", steps: 3, resumed: 1 });
-    expect(records.toolCalls.map((row) => [row.tool, row.outcome])).toEqual([["search_resource", "ok"], ["search_docs", "ok"], ["search_logs", "ok"]]);
+    expect(records.runs[0]).toMatchObject({
+      thread_id: threadId,
+      user_id: "local",
+      stop_reason: "final_answer",
+      steps: 3,
+      resumed: 1,
+    });
+    expect(records.toolCalls.map((row) => [row.tool, row.outcome])).toEqual([
+      ["search_resource", "ok"],
+      ["search_docs", "ok"],
+      ["search_logs", "ok"],
+    ]);
     expect(records.decisions).toMatchObject([{ call_id: logsCall, action: "approve" }]);
     const summary = await call(client, "GET", "/api/records/summary");
     expect(summary.status).toBe(200);
-    expect(summary.body).toEqual({ runs: 1, averageSteps: 3, toolCalls: 3, toolFailureRate: 0, stopReasons: { final_answer: 1 }, resumedAndFinished: 1 });
+    expect(summary.body).toEqual({
+      runs: 1,
+      averageSteps: 3,
+      toolCalls: 3,
+      toolFailureRate: 0,
+      stopReasons: { final_answer: 1 },
+      resumedAndFinished: 1,
+    });
   });
 
   it("runs an approved restart exactly once", async () => {
@@ -88,7 +146,9 @@ describe("the HTTP API over the demo model", () => {
     const pause = interruptOf(await client.run(threadId, "重启支付服务"));
     expect(pause.calls[0]).toMatchObject({ tool: "restart_service", risk: "high" });
     const { callId, argsHash } = pause.calls[0];
-    const events = await client.resume(threadId, { decisions: [{ callId, argsHash, action: "approve", params: { environment: "prod" } }] });
+    const events = await client.resume(threadId, {
+      decisions: [{ callId, argsHash, action: "approve", params: { environment: "prod" } }],
+    });
     expect(events.find((event) => event.type === "tool_result")).toMatchObject({ tool: "restart_service", ok: true });
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer" });
     expect(server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
@@ -116,11 +176,35 @@ describe("the HTTP API over the demo model", () => {
       ["POST", runs, { message: "hello" }, 409, "thread_paused"],
       ["POST", resume, "{", 400, "invalid_json"],
       ["POST", resume, { decisions: [] }, 400, "resume_rejected"],
-      ["POST", resume, { decisions: [{ callId, action: "approve", args: { environment: "prod" } }] }, 400, "resume_rejected"],
-      ["POST", resume, { decisions: [{ callId: "call_nope", action: "approve", params: { environment: "prod" } }] }, 422, "resume_rejected"],
+      [
+        "POST",
+        resume,
+        { decisions: [{ callId, action: "approve", args: { environment: "prod" } }] },
+        400,
+        "resume_rejected",
+      ],
+      [
+        "POST",
+        resume,
+        { decisions: [{ callId: "call_nope", action: "approve", params: { environment: "prod" } }] },
+        422,
+        "resume_rejected",
+      ],
       ["POST", resume, { decisions: [{ callId, action: "approve" }] }, 422, "resume_rejected"],
-      ["POST", resume, { decisions: [{ callId, action: "approve", argsHash: `${argsHash}0`, params: { environment: "prod" } }] }, 422, "resume_rejected"],
-      ["POST", resume, { decisions: [{ callId, action: "approve", params: { environment: "moon" } }] }, 422, "resume_rejected"],
+      [
+        "POST",
+        resume,
+        { decisions: [{ callId, action: "approve", argsHash: `${argsHash}0`, params: { environment: "prod" } }] },
+        422,
+        "resume_rejected",
+      ],
+      [
+        "POST",
+        resume,
+        { decisions: [{ callId, action: "approve", params: { environment: "moon" } }] },
+        422,
+        "resume_rejected",
+      ],
       ["GET", `/api/threads/${threadId}/events?after=abc`, undefined, 400, "invalid_request"],
       ["GET", `/api/threads/${threadId}/events?after=-1`, undefined, 400, "invalid_request"],
       ["GET", unknown, undefined, 404, "thread_not_found"],
@@ -132,7 +216,12 @@ describe("the HTTP API over the demo model", () => {
     ];
     for (const [method, path, body, status, code] of cases) {
       const answer = await call(client, method, path, body);
-      expect({ method, path, status: answer.status, code: answer.body.error?.code }).toEqual({ method, path, status, code });
+      expect({ method, path, status: answer.status, code: answer.body.error?.code }).toEqual({
+        method,
+        path,
+        status,
+        code,
+      });
       expect(answer.body.error?.message).toEqual(expect.any(String));
       expect(answer.text).not.toMatch(/\bat .+:\d+:\d+|stack/i);
     }
@@ -140,7 +229,9 @@ describe("the HTTP API over the demo model", () => {
     expect(await client.eventsAfter(threadId, 0)).toEqual(eventsBefore);
 
     const idle = await client.createThread();
-    const notPaused = await call(client, "POST", `/api/threads/${idle}/resume`, { decisions: [{ callId, action: "reject" }] });
+    const notPaused = await call(client, "POST", `/api/threads/${idle}/resume`, {
+      decisions: [{ callId, action: "reject" }],
+    });
     expect({ status: notPaused.status, code: notPaused.body.error?.code }).toEqual({ status: 409, code: "not_paused" });
     expect((await client.thread(idle)).body).toEqual({ threadId: idle, status: "idle", messages: [] });
   });

@@ -16,7 +16,16 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     });
   });
   afterAll(async () => {
@@ -26,7 +35,15 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
 
   it("stops a running run and marks each unanswered call cancelled", async () => {
     const server = await startTestServer({
-      model: new ScriptedChatModel({ script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "read_b", args: { query: "y" } }])], onExhausted: "answer" }),
+      model: new ScriptedChatModel({
+        script: [
+          callsMessage([
+            { name: "read_a", args: { query: "x" } },
+            { name: "read_b", args: { query: "y" } },
+          ]),
+        ],
+        onExhausted: "answer",
+      }),
       tools: () => testTools({ readDelayMs: 10_000 }),
     });
     servers.push(server);
@@ -37,8 +54,18 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
     await expect.poll(() => page.locator(".call").count()).toBe(2);
     await page.getByRole("button", { name: "Stop" }).click();
     await page.locator(".run[data-state=cancelled]").waitFor();
-    const cards = await page.locator(".call").evaluateAll((elements) => elements.map((element) => [(element as HTMLElement).dataset.errorCode, element.querySelector(".call-state")?.textContent?.split(" · ")[0]]));
-    expect(cards).toEqual([["cancelled", "cancelled"], ["cancelled", "cancelled"]]);
+    const cards = await page
+      .locator(".call")
+      .evaluateAll((elements) =>
+        elements.map((element) => [
+          (element as HTMLElement).dataset.errorCode,
+          element.querySelector(".call-state")?.textContent?.split(" · ")[0],
+        ]),
+      );
+    expect(cards).toEqual([
+      ["cancelled", "cancelled"],
+      ["cancelled", "cancelled"],
+    ]);
     expect(await page.getByRole("button", { name: "Stop" }).isHidden()).toBe(true);
     await page.close();
   });
@@ -46,7 +73,9 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
   it("stops a run that waits for an approval, without running the action", async () => {
     const writes: string[] = [];
     const server = await startTestServer({
-      model: new ScriptedChatModel({ script: [callsMessage([{ name: "write_high", args: { target: "pay", environment: "prod" } }])] }),
+      model: new ScriptedChatModel({
+        script: [callsMessage([{ name: "write_high", args: { target: "pay", environment: "prod" } }])],
+      }),
       tools: () => testTools({ writes }),
     });
     servers.push(server);
@@ -59,13 +88,20 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
     await page.getByText("The run was cancelled.").waitFor();
     expect(await page.locator("form.pause").count()).toBe(0);
     expect(await page.getByRole("button", { name: "Stop" }).isHidden()).toBe(true);
-    expect(await page.locator(".call").evaluateAll((elements) => elements.map((element) => (element as HTMLElement).dataset.errorCode))).toEqual(["cancelled"]);
+    expect(
+      await page
+        .locator(".call")
+        .evaluateAll((elements) => elements.map((element) => (element as HTMLElement).dataset.errorCode)),
+    ).toEqual(["cancelled"]);
     expect(writes).toEqual([]);
     await page.close();
   });
 
   it("offers to continue a run whose server stopped mid-step, and finishes it", async () => {
-    const server = await startTestServer({ model: new ScriptedChatModel({ script: [answerMessage("Continued after the restart.")] }), tools: () => testTools() });
+    const server = await startTestServer({
+      model: new ScriptedChatModel({ script: [answerMessage("Continued after the restart.")] }),
+      tools: () => testTools(),
+    });
     servers.push(server);
     const threadId = await server.runtime.createThread({ id: "local", role: "operator" });
     await leaveUnfinished(server.graph, threadId);
@@ -79,7 +115,9 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
   });
 
   it("asks for the API token when the server requires one, then works with it", async () => {
-    const server = await startTestServer({ auth: { tokens: new Map([["page-token-0001", { id: "pat", role: "operator" }]]) } });
+    const server = await startTestServer({
+      auth: { tokens: new Map([["page-token-0001", { id: "pat", role: "operator" }]]) },
+    });
     servers.push(server);
     const page = await browser.newPage({ locale: "en-US" });
     await page.goto(`${server.url}/`);
@@ -90,7 +128,9 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
     await page.getByRole("button", { name: "Use token" }).click();
     await page.getByRole("button", { name: "Send" }).click();
     await page.locator(".run[data-state]:not([data-state=running])").waitFor();
-    expect(await page.locator(".bubble.user p").allTextContents()).toEqual(["check the payment service errors in prod"]);
+    expect(await page.locator(".bubble.user p").allTextContents()).toEqual([
+      "check the payment service errors in prod",
+    ]);
     await page.close();
   });
 });

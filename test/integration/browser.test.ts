@@ -15,7 +15,10 @@ function transcriptOf(page: Page) {
   return page.evaluate(() => ({
     users: Array.from(document.querySelectorAll(".bubble.user p"), (element) => element.textContent),
     answers: Array.from(document.querySelectorAll(".bubble.assistant p"), (element) => element.textContent),
-    calls: Array.from(document.querySelectorAll<HTMLElement>(".call"), (card) => [card.querySelector(".tool")?.textContent, card.dataset.state]),
+    calls: Array.from(document.querySelectorAll<HTMLElement>(".call"), (card) => [
+      card.querySelector(".tool")?.textContent,
+      card.dataset.state,
+    ]),
   }));
 }
 
@@ -27,7 +30,16 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     server = await startTestServer();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     });
   });
   afterAll(async () => {
@@ -49,10 +61,17 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     expect(await transcriptOf(page)).toEqual({
       users: [SEED],
       answers: [],
-      calls: [["search_resource", "ok"], ["search_docs", "ok"], ["search_logs", "waiting"]],
+      calls: [
+        ["search_resource", "ok"],
+        ["search_docs", "ok"],
+        ["search_logs", "waiting"],
+      ],
     });
     // The two calls of the first step sit side by side.
-    const [resourceBox, docsBox] = await Promise.all([page.locator(".call").nth(0).boundingBox(), page.locator(".call").nth(1).boundingBox()]);
+    const [resourceBox, docsBox] = await Promise.all([
+      page.locator(".call").nth(0).boundingBox(),
+      page.locator(".call").nth(1).boundingBox(),
+    ]);
     expect(docsBox!.y).toBe(resourceBox!.y);
     expect(docsBox!.x).toBeGreaterThan(resourceBox!.x);
     await page.screenshot({ path: `${ARTIFACTS}browser-mid-run.png` });
@@ -60,7 +79,9 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await environment.selectOption("prod");
     await page.getByRole("button", { name: "继续" }).click();
     await page.locator(".run[data-state=final_answer]").waitFor();
-    await expect.poll(() => page.locator(".bubble.assistant p").first().textContent()).toMatch(/^【演示模型】.*payment-service/s);
+    await expect
+      .poll(() => page.locator(".bubble.assistant p").first().textContent())
+      .toMatch(/^【演示模型】.*payment-service/s);
 
     await page.getByLabel("你的问题").fill("重启支付服务");
     await page.getByRole("button", { name: "发送" }).click();
@@ -69,7 +90,9 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await pause.getByLabel("environment").selectOption("prod");
     await pause.getByRole("button", { name: "批准" }).click();
     await expect.poll(() => page.locator(".run[data-state=final_answer]").count()).toBe(2);
-    await expect.poll(() => page.locator(".bubble.assistant p").last().textContent()).toMatch(/已重启 payment-service（prod）/);
+    await expect
+      .poll(() => page.locator(".bubble.assistant p").last().textContent())
+      .toMatch(/已重启 payment-service（prod）/);
     expect(server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
 
     const live = await transcriptOf(page);

@@ -15,7 +15,11 @@ describe("cancel", () => {
   it("reaches a run held by another runtime on the same database", async () => {
     const env = loadEnv({ OPSPILOT_DB: join(directory, "shared.sqlite") });
     const script = [callsMessage([{ name: "read_a", args: { query: "slow" } }]), answerMessage("never")];
-    const runner = createApp({ env, model: new ScriptedChatModel({ script }), tools: () => testTools({ readDelayMs: 5_000 }) });
+    const runner = createApp({
+      env,
+      model: new ScriptedChatModel({ script }),
+      tools: () => testTools({ readDelayMs: 5_000 }),
+    });
     const other = createApp({ env, model: new ScriptedChatModel({ script: [] }), tools: () => testTools() });
     try {
       const user = { id: "local", role: "operator" };
@@ -26,7 +30,9 @@ describe("cancel", () => {
       expect(await other.runtime.cancelRun(threadId, user)).toBe(true);
       const events = await running;
       expect(performance.now() - started).toBeLessThan(4_000);
-      expect(events.filter((event) => event.type === "tool_result")).toMatchObject([{ tool: "read_a", ok: false, errorCode: "cancelled" }]);
+      expect(events.filter((event) => event.type === "tool_result")).toMatchObject([
+        { tool: "read_a", ok: false, errorCode: "cancelled" },
+      ]);
       expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "cancelled" });
       expect(await other.runtime.cancelRun(threadId, user)).toBe(false);
     } finally {

@@ -13,10 +13,33 @@ import type { InterruptValue, WaitingCall } from "../../src/contracts/pause.js";
 
 const style = createStyle(false);
 const ENVIRONMENT = { name: "environment", description: "Which environment?", enum: ["prod", "staging"] };
-const logsCall: WaitingCall = { callId: "call_logs", tool: "search_logs", args: { service: "payment-service" }, argsHash: "h-logs", risk: "low", missing: [ENVIRONMENT] };
-const restartCall: WaitingCall = { callId: "call_restart", tool: "restart_service", args: { service: "payment-service" }, argsHash: "h-restart", risk: "high", missing: [ENVIRONMENT] };
-const confirmCall: WaitingCall = { callId: "call_confirm", tool: "restart_service", args: { service: "payment-service", environment: "staging" }, argsHash: "h-confirm", risk: "high" };
-const pauseOf = (calls: WaitingCall[], interruptType: InterruptValue["interruptType"] = "params_required"): InterruptValue => ({ interruptId: "int_1", interruptType, reason: "waiting", calls });
+const logsCall: WaitingCall = {
+  callId: "call_logs",
+  tool: "search_logs",
+  args: { service: "payment-service" },
+  argsHash: "h-logs",
+  risk: "low",
+  missing: [ENVIRONMENT],
+};
+const restartCall: WaitingCall = {
+  callId: "call_restart",
+  tool: "restart_service",
+  args: { service: "payment-service" },
+  argsHash: "h-restart",
+  risk: "high",
+  missing: [ENVIRONMENT],
+};
+const confirmCall: WaitingCall = {
+  callId: "call_confirm",
+  tool: "restart_service",
+  args: { service: "payment-service", environment: "staging" },
+  argsHash: "h-confirm",
+  risk: "high",
+};
+const pauseOf = (
+  calls: WaitingCall[],
+  interruptType: InterruptValue["interruptType"] = "params_required",
+): InterruptValue => ({ interruptId: "int_1", interruptType, reason: "waiting", calls });
 
 /** Answers the pause's prompts from `typed` (one answer per line), as a script piping into the CLI would. */
 async function answer(pause: InterruptValue, typed: string) {
@@ -27,7 +50,12 @@ async function answer(pause: InterruptValue, typed: string) {
   const prompter = createPrompter({ input, output, terminal: false });
   input.end(typed);
   const printed: string[] = [];
-  const resume = await promptResume(pause, { prompter, write: (line) => printed.push(line), style, tagOf: (id) => `[${id}]` });
+  const resume = await promptResume(pause, {
+    prompter,
+    write: (line) => printed.push(line),
+    style,
+    tagOf: (id) => `[${id}]`,
+  });
   prompter.close();
   return { resume, printed: printed.join("\n"), prompts: written };
 }
@@ -35,15 +63,23 @@ async function answer(pause: InterruptValue, typed: string) {
 describe("pause prompts with injected streams", () => {
   it("asks each missing field, refuses values outside the allowed ones, and accepts a number or a name", async () => {
     const { resume, printed, prompts } = await answer(pauseOf([logsCall]), "moon\n2\n");
-    expect(resume).toEqual({ decisions: [{ callId: "call_logs", action: "approve", argsHash: "h-logs", params: { environment: "staging" } }] });
+    expect(resume).toEqual({
+      decisions: [{ callId: "call_logs", action: "approve", argsHash: "h-logs", params: { environment: "staging" } }],
+    });
     expect(printed).toContain('environment must be one of prod, staging (got "moon")');
     expect(prompts).toBe("environment [prod/staging] › moon\nenvironment [prod/staging] › 2\n");
   });
 
   it("asks to approve a high-risk call after its missing field, and rejects it with the user's reason", async () => {
     const { resume, printed } = await answer(pauseOf([restartCall]), "PROD\nr\nnot during business hours\n");
-    expect(printed).toContain('[call_restart] high risk: restart_service {"service":"payment-service","environment":"prod"}');
-    expect(resume).toEqual({ decisions: [{ callId: "call_restart", action: "reject", argsHash: "h-restart", message: "not during business hours" }] });
+    expect(printed).toContain(
+      '[call_restart] high risk: restart_service {"service":"payment-service","environment":"prod"}',
+    );
+    expect(resume).toEqual({
+      decisions: [
+        { callId: "call_restart", action: "reject", argsHash: "h-restart", message: "not during business hours" },
+      ],
+    });
   });
 
   it("approves a filled high-risk call with its params, and answers every call of a mixed pause", async () => {
@@ -57,14 +93,28 @@ describe("pause prompts with injected streams", () => {
   });
 
   it("takes edited args as a JSON object after refusing other input", async () => {
-    const { resume, printed } = await answer(pauseOf([confirmCall], "confirm_risky"), 'maybe\ne\n[1]\n{"service":"payment-service","environment":"prod"}\n');
+    const { resume, printed } = await answer(
+      pauseOf([confirmCall], "confirm_risky"),
+      'maybe\ne\n[1]\n{"service":"payment-service","environment":"prod"}\n',
+    );
     expect(printed).toContain("type a, e or r");
     expect(printed).toContain("the args must be a JSON object");
-    expect(resume).toEqual({ decisions: [{ callId: "call_confirm", action: "edit", argsHash: "h-confirm", args: { service: "payment-service", environment: "prod" } }] });
+    expect(resume).toEqual({
+      decisions: [
+        {
+          callId: "call_confirm",
+          action: "edit",
+          argsHash: "h-confirm",
+          args: { service: "payment-service", environment: "prod" },
+        },
+      ],
+    });
   });
 
   it("rejects from a field prompt with /reject, and gives up at the end of input", async () => {
-    expect((await answer(pauseOf([logsCall]), "/reject\n\n")).resume).toEqual({ decisions: [{ callId: "call_logs", action: "reject", argsHash: "h-logs" }] });
+    expect((await answer(pauseOf([logsCall]), "/reject\n\n")).resume).toEqual({
+      decisions: [{ callId: "call_logs", action: "reject", argsHash: "h-logs" }],
+    });
     expect((await answer(pauseOf([logsCall]), "")).resume).toBeUndefined();
   });
 });
@@ -72,7 +122,9 @@ describe("pause prompts with injected streams", () => {
 describe("decision flags", () => {
   it("fills each call's missing fields from --param and needs --approve for high-risk calls", () => {
     const pause = pauseOf([logsCall, restartCall]);
-    expect(() => decisionsFromFlags(pause, { approve: false, params: ["environment=prod"] })).toThrow("restart_service is a high-risk action: add --approve");
+    expect(() => decisionsFromFlags(pause, { approve: false, params: ["environment=prod"] })).toThrow(
+      "restart_service is a high-risk action: add --approve",
+    );
     expect(decisionsFromFlags(pause, { approve: true, params: ["environment=Prod"] })).toEqual({
       decisions: [
         { callId: "call_logs", action: "approve", argsHash: "h-logs", params: { environment: "prod" } },
@@ -82,14 +134,24 @@ describe("decision flags", () => {
   });
 
   it("refuses flags that do not fit the pause", () => {
-    expect(() => decisionsFromFlags(pauseOf([logsCall]), { approve: false, params: ["region=eu"] })).toThrow('No waiting call asks for "region" (missing fields: environment).');
-    expect(() => decisionsFromFlags(pauseOf([logsCall]), { approve: true, params: [] })).toThrow("search_logs needs environment: add --param environment=prod (allowed: prod|staging).");
-    expect(() => decisionsFromFlags(pauseOf([logsCall, restartCall]), { approve: false, params: [], edit: "{}" })).toThrow("2 calls are waiting; --edit needs exactly one.");
-    expect(() => decisionsFromFlags(pauseOf([logsCall]), { approve: true, params: [], reject: "" })).toThrow("Use one kind of answer");
+    expect(() => decisionsFromFlags(pauseOf([logsCall]), { approve: false, params: ["region=eu"] })).toThrow(
+      'No waiting call asks for "region" (missing fields: environment).',
+    );
+    expect(() => decisionsFromFlags(pauseOf([logsCall]), { approve: true, params: [] })).toThrow(
+      "search_logs needs environment: add --param environment=prod (allowed: prod|staging).",
+    );
+    expect(() =>
+      decisionsFromFlags(pauseOf([logsCall, restartCall]), { approve: false, params: [], edit: "{}" }),
+    ).toThrow("2 calls are waiting; --edit needs exactly one.");
+    expect(() => decisionsFromFlags(pauseOf([logsCall]), { approve: true, params: [], reject: "" })).toThrow(
+      "Use one kind of answer",
+    );
   });
 
   it("rejects every waiting call with the optional reason", () => {
-    expect(decisionsFromFlags(pauseOf([logsCall, confirmCall]), { approve: false, params: [], reject: "wrong service" })).toEqual({
+    expect(
+      decisionsFromFlags(pauseOf([logsCall, confirmCall]), { approve: false, params: [], reject: "wrong service" }),
+    ).toEqual({
       decisions: [
         { callId: "call_logs", action: "reject", argsHash: "h-logs", message: "wrong service" },
         { callId: "call_confirm", action: "reject", argsHash: "h-confirm", message: "wrong service" },
@@ -100,13 +162,17 @@ describe("decision flags", () => {
   it("parses a bare --reject, and checks --role and --max-steps", () => {
     expect(parseCliArgs(["ask", "--thread", "t1", "--reject"]).decisions.reject).toBe("");
     expect(parseCliArgs(["ask", "--reject", "--thread", "t1"]).thread).toBe("t1");
-    expect(parseCliArgs(["ask", "--role", "viewer", "--user", "alice", "--max-steps", "3", "hi", "there"])).toMatchObject({
+    expect(
+      parseCliArgs(["ask", "--role", "viewer", "--user", "alice", "--max-steps", "3", "hi", "there"]),
+    ).toMatchObject({
       command: "ask",
       question: "hi there",
       user: { id: "alice", role: "viewer" },
       maxSteps: 3,
     });
-    expect(() => parseCliArgs(["ask", "--max-steps", "0", "hi"])).toThrow("--max-steps must be an integer from 1 to 100");
+    expect(() => parseCliArgs(["ask", "--max-steps", "0", "hi"])).toThrow(
+      "--max-steps must be an integer from 1 to 100",
+    );
     expect(() => parseCliArgs(["serve"])).toThrow('Unknown command "serve": use ask or chat.');
   });
 });
@@ -126,7 +192,16 @@ describe("pause instructions and event lines", () => {
     const events: RunEvent[] = [
       { ...base, type: "tool_call", callId: "a", tool: "read_a", args: { q: 1 } },
       { ...base, type: "tool_call", callId: "b", tool: "read_b", args: {} },
-      { ...base, type: "tool_result", callId: "b", tool: "read_b", ok: false, errorCode: "timeout", summary: "timed out", durationMs: 5_003 },
+      {
+        ...base,
+        type: "tool_result",
+        callId: "b",
+        tool: "read_b",
+        ok: false,
+        errorCode: "timeout",
+        summary: "timed out",
+        durationMs: 5_003,
+      },
       { ...base, type: "tool_result", callId: "a", tool: "read_a", ok: true, summary: "1 result(s)", durationMs: 4 },
     ];
     expect(events.flatMap((event) => renderer.render(event))).toEqual([

@@ -32,7 +32,9 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     const connection = new Database(db, { readonly: true });
     try {
       const row = connection
-        .prepare(`SELECT COUNT(*) AS count FROM ops_actions WHERE action = 'restart'${environment ? " AND environment = ?" : ""}`)
+        .prepare(
+          `SELECT COUNT(*) AS count FROM ops_actions WHERE action = 'restart'${environment ? " AND environment = ?" : ""}`,
+        )
         .get(...(environment ? [environment] : [])) as { count: number };
       return row.count;
     } finally {
@@ -63,7 +65,11 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     const out = result.stdout;
     seedThread = threadOf(out);
     expect(seedThread).not.toBe("");
-    expect([...out.matchAll(/→ \[(\d)\] (\w+) /g)].map((match) => `${match[1]}:${match[2]}`)).toEqual(["1:search_resource", "2:search_docs", "3:search_logs"]);
+    expect([...out.matchAll(/→ \[(\d)\] (\w+) /g)].map((match) => `${match[1]}:${match[2]}`)).toEqual([
+      "1:search_resource",
+      "2:search_docs",
+      "3:search_logs",
+    ]);
     // Parallel calls: both listed under step 1 before either result; search_logs is step 2.
     const at = (text: string) => out.indexOf(text);
     expect(at("step 1")).toBeLessThan(at("→ [1] search_resource"));
@@ -76,7 +82,9 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(out).toContain("      needs environment: ");
     expect(out).toContain("      allowed values: prod | staging");
     expect(out).toMatch(/■ stop: interrupted · 2 steps · \d+ ms\n {2}thread: [0-9a-f-]{36}\n/);
-    expect(out).toContain(`To answer, run one of:\n  npm run ask -- --thread ${seedThread} --param environment=prod\n  npm run ask -- --thread ${seedThread} --param environment=staging\n`);
+    expect(out).toContain(
+      `To answer, run one of:\n  npm run ask -- --thread ${seedThread} --param environment=prod\n  npm run ask -- --thread ${seedThread} --param environment=staging\n`,
+    );
     expect(out).toContain(`npm run ask -- --thread ${seedThread} --reject "reason"`);
     expect(out).not.toContain("[demo model]");
     expect((await threadView(seedThread)).status).toBe("interrupted");
@@ -132,7 +140,9 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
 
     const badEdit = await runCliProcess(["ask", "--thread", threadId, "--edit", '{"bad":1}'], { db });
     expectOneLineRefusal(badEdit, /^opspilot: .+ \[resume_rejected\]$/);
-    const badValue = await runCliProcess(["ask", "--thread", threadId, "--param", "environment=moon", "--approve"], { db });
+    const badValue = await runCliProcess(["ask", "--thread", threadId, "--param", "environment=moon", "--approve"], {
+      db,
+    });
     expectOneLineRefusal(badValue, /^opspilot: --param environment must be one of prod, staging \(got "moon"\)\.$/);
     const notJson = await runCliProcess(["ask", "--thread", threadId, "--edit", "{bad"], { db });
     expectOneLineRefusal(notJson, /^opspilot: --edit: not valid JSON: \{bad\.$/);
@@ -146,7 +156,16 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(first.code).toBe(0);
     expect(first.stderr).toBe("");
     const events = jsonEvents(first.stdout);
-    expect(events.map((event) => event.type)).toEqual(["run_started", "tool_call", "tool_call", "tool_result", "tool_result", "tool_call", "loop_interrupt", "run_finished"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "run_started",
+      "tool_call",
+      "tool_call",
+      "tool_result",
+      "tool_result",
+      "tool_call",
+      "loop_interrupt",
+      "run_finished",
+    ]);
     expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const threadId = events[0]!.threadId;
     expect(events.every((event) => event.threadId === threadId && event.runId === events[0]!.runId)).toBe(true);
@@ -156,10 +175,17 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(pending.code).toBe(0);
     expect(jsonEvents(pending.stdout)).toEqual([events[6]]);
 
-    const second = await runCliProcess(["ask", "--json", "--thread", threadId, "--param", "environment=staging"], { db });
+    const second = await runCliProcess(["ask", "--json", "--thread", threadId, "--param", "environment=staging"], {
+      db,
+    });
     expect(second.code).toBe(0);
     const resumed = jsonEvents(second.stdout);
-    expect(resumed.map((event) => event.type)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
+    expect(resumed.map((event) => event.type)).toEqual([
+      "run_started",
+      "tool_result",
+      "assistant_message",
+      "run_finished",
+    ]);
     expect(resumed.map((event) => event.seq)).toEqual([9, 10, 11, 12]);
     expect(resumed.at(-1)).toMatchObject({ stopReason: "final_answer" });
   });
@@ -175,16 +201,35 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     ]);
     expectOneLineRefusal(noQuestion, /^opspilot: Missing question: npm run ask -- "your question"/);
     expectOneLineRefusal(unknownFlag, /^opspilot: Unknown option '--frob'\. Run with --help for usage\.$/);
-    expectOneLineRefusal(orphanApprove, /^opspilot: --approve, --param, --edit, --reject and --resume answer a pause: add --thread <id>\.$/);
+    expectOneLineRefusal(
+      orphanApprove,
+      /^opspilot: --approve, --param, --edit, --reject and --resume answer a pause: add --thread <id>\.$/,
+    );
     expectOneLineRefusal(badRole, /^opspilot: --role must be one of viewer, operator, admin \(got "root"\)\.$/);
     expectOneLineRefusal(unknownThread, /^opspilot: Thread no-such-thread was not found\. \[thread_not_found\]$/);
-    expectOneLineRefusal(badConfig, /^opspilot: Invalid environment: OPSPILOT_MODEL_TIMEOUT_MS must be an integer from 1000 to 600000\. \[config_invalid\]$/);
+    expectOneLineRefusal(
+      badConfig,
+      /^opspilot: Invalid environment: OPSPILOT_MODEL_TIMEOUT_MS must be an integer from 1000 to 600000\. \[config_invalid\]$/,
+    );
   });
 
   it("prints the usage with every flag on --help and exits 0", async () => {
     const result = await runCliProcess(["ask", "--help"], { db });
     expect(result.code).toBe(0);
-    for (const flag of ["--thread", "--approve", "--param", "--edit", "--reject", "--resume", "--json", "--no-input", "--role", "--user", "--max-steps", "--help"]) {
+    for (const flag of [
+      "--thread",
+      "--approve",
+      "--param",
+      "--edit",
+      "--reject",
+      "--resume",
+      "--json",
+      "--no-input",
+      "--role",
+      "--user",
+      "--max-steps",
+      "--help",
+    ]) {
       expect(result.stdout).toContain(flag);
     }
   });
@@ -213,7 +258,10 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
   });
 
   it("cancels the run on Ctrl-C through the runtime and prints the cancelled stop", async () => {
-    const session = startCli(["ask", "go"], { db: join(directory, "slow.sqlite"), entry: "test/fixtures/cli-slow-app.ts" });
+    const session = startCli(["ask", "go"], {
+      db: join(directory, "slow.sqlite"),
+      entry: "test/fixtures/cli-slow-app.ts",
+    });
     await session.waitFor(/→ \[1\] slow_read /);
     session.signal("SIGINT");
     const result = await session.finish(15_000);

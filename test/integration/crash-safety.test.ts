@@ -20,7 +20,11 @@ interface ChildResult {
 }
 
 function child(mode: string, dbPath: string, threadId = "-", killPoint = "none"): ChildResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "test/fixtures/child-run.ts", mode, dbPath, threadId, killPoint], { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "test/fixtures/child-run.ts", mode, dbPath, threadId, killPoint],
+    { encoding: "utf8", timeout: 60_000 },
+  );
   const line = result.stdout.trim().split("\n").filter(Boolean).at(-1);
   if (result.status !== 0 && result.signal === null) throw new Error(`child ${mode} failed: ${result.stderr}`);
   return { status: result.status, signal: result.signal, output: line ? JSON.parse(line) : undefined };
@@ -30,8 +34,16 @@ async function finalState(dbPath: string, threadId: string) {
   const db = new BetterSqlite3(dbPath);
   try {
     const snapshot = await new ChannelSqliteSaver(db).getTuple({ configurable: { thread_id: threadId } });
-    const restarts = new OpsStore(db).countActions({ action: "restart", service: "payment-service", environment: "prod" });
-    return { messages: (snapshot?.checkpoint.channel_values.messages ?? []) as import("@langchain/core/messages").BaseMessage[], restarts };
+    const restarts = new OpsStore(db).countActions({
+      action: "restart",
+      service: "payment-service",
+      environment: "prod",
+    });
+    return {
+      messages: (snapshot?.checkpoint.channel_values.messages ??
+        []) as import("@langchain/core/messages").BaseMessage[],
+      restarts,
+    };
   } finally {
     db.close();
   }
@@ -43,7 +55,12 @@ describe("across processes", () => {
     const first = child("pause-params", dbPath);
     expect(first.output!.events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "interrupted" });
     const second = child("resume-params", dbPath, first.output!.threadId);
-    expect(second.output!.events.map((event) => event.type)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
+    expect(second.output!.events.map((event) => event.type)).toEqual([
+      "run_started",
+      "tool_result",
+      "assistant_message",
+      "run_finished",
+    ]);
     expect(second.output!.events.at(-1)).toMatchObject({ stopReason: "final_answer" });
     const { messages } = await finalState(dbPath, first.output!.threadId);
     expect(messages).toHaveLength(5);
@@ -64,7 +81,9 @@ describe("crash safety of writes", () => {
     const dbPath = join(directory, `${killPoint}.sqlite`);
     const paused = child("pause-risky", dbPath);
     const threadId = paused.output!.threadId;
-    expect(paused.output!.events.find((event) => event.type === "loop_interrupt")).toMatchObject({ interruptType: "confirm_risky" });
+    expect(paused.output!.events.find((event) => event.type === "loop_interrupt")).toMatchObject({
+      interruptType: "confirm_risky",
+    });
 
     const killed = child("resume-risky", dbPath, threadId, killPoint);
     expect(killed.signal).toBe("SIGKILL");

@@ -23,29 +23,64 @@ afterAll(async () => {
 
 async function ask(message: string, threadId?: string) {
   const thread = threadId ?? (await app.runtime.createThread(user));
-  return { threadId: thread, events: await collectEvents(await app.runtime.startRun({ threadId: thread, message, user })) };
+  return {
+    threadId: thread,
+    events: await collectEvents(await app.runtime.startRun({ threadId: thread, message, user })),
+  };
 }
 
 async function resume(threadId: string, decisions: unknown[]) {
   return collectEvents(await app.runtime.resumeRun({ threadId, user, resume: { decisions } }));
 }
 
-const pauseOf = (events: RunEvent[]) => events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
-const toolCalls = (events: RunEvent[]) => events.filter((event) => event.type === "tool_call").map((event) => (event as { tool: string }).tool);
-const answerOf = (events: RunEvent[]) => (events.filter((event) => event.type === "assistant_message").at(-1) as { content: string }).content;
+const pauseOf = (events: RunEvent[]) =>
+  events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+const toolCalls = (events: RunEvent[]) =>
+  events.filter((event) => event.type === "tool_call").map((event) => (event as { tool: string }).tool);
+const answerOf = (events: RunEvent[]) =>
+  (events.filter((event) => event.type === "assistant_message").at(-1) as { content: string }).content;
 
 describe.each([
   ["Chinese", "看看支付服务最近报错，顺便对照一下文档里的处理建议", "【演示模型】"],
-  ["English", "Check the payment service's recent errors and compare them with the handling advice in the runbooks", "[demo model]"],
+  [
+    "English",
+    "Check the payment service's recent errors and compare them with the handling advice in the runbooks",
+    "[demo model]",
+  ],
 ])("the offline demo model on the seed question in %s", (_language, question, label) => {
   it("searches in parallel, asks for the environment, and answers from the real dataset after the resume", async () => {
     const first = await ask(question);
-    expect(first.events.map((event) => event.type)).toEqual(["run_started", "tool_call", "tool_call", "tool_result", "tool_result", "tool_call", "loop_interrupt", "run_finished"]);
+    expect(first.events.map((event) => event.type)).toEqual([
+      "run_started",
+      "tool_call",
+      "tool_call",
+      "tool_result",
+      "tool_result",
+      "tool_call",
+      "loop_interrupt",
+      "run_finished",
+    ]);
     expect(toolCalls(first.events)).toEqual(["search_resource", "search_docs", "search_logs"]);
     const pause = pauseOf(first.events);
-    expect(pause).toMatchObject({ interruptType: "params_required", calls: [{ tool: "search_logs", args: { service: "payment-service" }, missing: [{ name: "environment", enum: ["prod", "staging"] }] }] });
+    expect(pause).toMatchObject({
+      interruptType: "params_required",
+      calls: [
+        {
+          tool: "search_logs",
+          args: { service: "payment-service" },
+          missing: [{ name: "environment", enum: ["prod", "staging"] }],
+        },
+      ],
+    });
 
-    const second = await resume(first.threadId, [{ callId: pause.calls[0]!.callId, action: "approve", argsHash: pause.calls[0]!.argsHash, params: { environment: "prod" } }]);
+    const second = await resume(first.threadId, [
+      {
+        callId: pause.calls[0]!.callId,
+        action: "approve",
+        argsHash: pause.calls[0]!.argsHash,
+        params: { environment: "prod" },
+      },
+    ]);
     expect(second.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
     const answer = answerOf(second);
     expect(answer.startsWith(label)).toBe(true);
@@ -59,20 +94,37 @@ describe("the offline demo model asked to act", () => {
   it("pauses a restart for approval and records it exactly once", async () => {
     const first = await ask("restart the payment service in prod");
     const pause = pauseOf(first.events);
-    expect(pause).toMatchObject({ interruptType: "confirm_risky", calls: [{ tool: "restart_service", args: { service: "payment-service", environment: "prod" }, risk: "high" }] });
+    expect(pause).toMatchObject({
+      interruptType: "confirm_risky",
+      calls: [{ tool: "restart_service", args: { service: "payment-service", environment: "prod" }, risk: "high" }],
+    });
     const before = app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" });
-    const second = await resume(first.threadId, [{ callId: pause.calls[0]!.callId, action: "approve", argsHash: pause.calls[0]!.argsHash }]);
+    const second = await resume(first.threadId, [
+      { callId: pause.calls[0]!.callId, action: "approve", argsHash: pause.calls[0]!.argsHash },
+    ]);
     expect(second.find((event) => event.type === "tool_result")).toMatchObject({ tool: "restart_service", ok: true });
-    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(before + 1);
-    await expect(app.runtime.resumeRun({ threadId: first.threadId, user, resume: { decisions: [{ callId: pause.calls[0]!.callId, action: "approve" }] } })).rejects.toThrow(/not waiting/);
-    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(before + 1);
+    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
+      before + 1,
+    );
+    await expect(
+      app.runtime.resumeRun({
+        threadId: first.threadId,
+        user,
+        resume: { decisions: [{ callId: pause.calls[0]!.callId, action: "approve" }] },
+      }),
+    ).rejects.toThrow(/not waiting/);
+    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
+      before + 1,
+    );
   });
 
   it("asks for the environment of 重启支付服务 together with the approval, and keeps pairing", async () => {
     const first = await ask("重启支付服务");
     const pause = pauseOf(first.events);
     expect(pause.calls[0]).toMatchObject({ tool: "restart_service", risk: "high", missing: [{ name: "environment" }] });
-    const second = await resume(first.threadId, [{ callId: pause.calls[0]!.callId, action: "approve", params: { environment: "staging" } }]);
+    const second = await resume(first.threadId, [
+      { callId: pause.calls[0]!.callId, action: "approve", params: { environment: "staging" } },
+    ]);
     expect(second.at(-1)).toMatchObject({ stopReason: "final_answer" });
     expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "staging" })).toBe(1);
     const state = await app.graph.getState({ configurable: { thread_id: first.threadId } });

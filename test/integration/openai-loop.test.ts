@@ -5,7 +5,12 @@ import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
-import { startOpenAIServer, type OpenAITestServer, type RecordedRequest, type WireMessage } from "../fixtures/openai-server.js";
+import {
+  startOpenAIServer,
+  type OpenAITestServer,
+  type RecordedRequest,
+  type WireMessage,
+} from "../fixtures/openai-server.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 const user = { id: "tester", role: "operator" };
@@ -16,7 +21,12 @@ let opened: App;
 beforeAll(async () => {
   server = await startOpenAIServer();
   // The whole provider path: openai:<model> at a loopback URL, no key needed.
-  const model = createChatModel({ OPSPILOT_MODEL: "openai:test-model", OPENAI_BASE_URL: server.baseURL, OPSPILOT_MODEL_TIMEOUT_MS: 5_000, OPSPILOT_MODEL_MAX_RETRIES: 2 });
+  const model = createChatModel({
+    OPSPILOT_MODEL: "openai:test-model",
+    OPENAI_BASE_URL: server.baseURL,
+    OPSPILOT_MODEL_TIMEOUT_MS: 5_000,
+    OPSPILOT_MODEL_MAX_RETRIES: 2,
+  });
   opened = createApp({ env: loadEnv({}), dbPath: ":memory:", model });
 });
 afterAll(async () => {
@@ -27,23 +37,46 @@ beforeEach(() => server.reset());
 
 async function run(message: string, threadId?: string) {
   const thread = threadId ?? (await opened.runtime.createThread(user));
-  return { threadId: thread, events: await collectEvents(await opened.runtime.startRun({ threadId: thread, message, user })) };
+  return {
+    threadId: thread,
+    events: await collectEvents(await opened.runtime.startRun({ threadId: thread, message, user })),
+  };
 }
 
 const types = (events: RunEvent[]) => events.map((event) => event.type);
 const toolMessages = (request: RecordedRequest) => request.body.messages.filter((message) => message.role === "tool");
-const observation = (message: WireMessage) => JSON.parse(typeof message.content === "string" ? message.content : JSON.stringify(message.content)) as { ok: boolean; errorCode?: string };
+const observation = (message: WireMessage) =>
+  JSON.parse(typeof message.content === "string" ? message.content : JSON.stringify(message.content)) as {
+    ok: boolean;
+    errorCode?: string;
+  };
 
 describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () => {
   it("runs parallel calls, a failing call, a pause and a final answer with every request well paired", async () => {
     server.enqueue(
-      { toolCalls: [{ name: "search_resource", arguments: '{"query":"支付"}' }, { name: "search_docs", arguments: '{"query":"支付"}' }] },
+      {
+        toolCalls: [
+          { name: "search_resource", arguments: '{"query":"支付"}' },
+          { name: "search_docs", arguments: '{"query":"支付"}' },
+        ],
+      },
       { toolCalls: [{ name: "search_logs", arguments: '{"service":"no-such-service","environment":"prod"}' }] },
       { toolCalls: [{ name: "search_logs", arguments: '{"service":"payment-service","level":"ERROR"}' }] },
       { content: "支付服务在 prod 有 PAY-5031 报错，参考 RB-003。" },
     );
     const { threadId, events } = await run(SEED);
-    expect(types(events)).toEqual(["run_started", "tool_call", "tool_call", "tool_result", "tool_result", "tool_call", "tool_result", "tool_call", "loop_interrupt", "run_finished"]);
+    expect(types(events)).toEqual([
+      "run_started",
+      "tool_call",
+      "tool_call",
+      "tool_result",
+      "tool_result",
+      "tool_call",
+      "tool_result",
+      "tool_call",
+      "loop_interrupt",
+      "run_finished",
+    ]);
     const results = events.filter((event) => event.type === "tool_result");
     expect(results.map((event) => [event.tool, event.ok, event.errorCode])).toEqual([
       ["search_resource", true, undefined],
@@ -54,17 +87,27 @@ describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () 
     expect(pause.calls[0]).toMatchObject({ tool: "search_logs", missing: [{ name: "environment" }] });
 
     const resumed = await collectEvents(
-      await opened.runtime.resumeRun({ threadId, user, resume: { decisions: [{ callId: pause.calls[0]!.callId, action: "approve", params: { environment: "prod" } }] } }),
+      await opened.runtime.resumeRun({
+        threadId,
+        user,
+        resume: { decisions: [{ callId: pause.calls[0]!.callId, action: "approve", params: { environment: "prod" } }] },
+      }),
     );
     expect(types(resumed)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
     expect(resumed.at(-1)).toMatchObject({ stopReason: "final_answer" });
-    expect(resumed.find((event) => event.type === "assistant_message")).toMatchObject({ content: "支付服务在 prod 有 PAY-5031 报错，参考 RB-003。" });
+    expect(resumed.find((event) => event.type === "assistant_message")).toMatchObject({
+      content: "支付服务在 prod 有 PAY-5031 报错，参考 RB-003。",
+    });
 
     expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200, 200]);
     expect(server.requests.every((request) => request.violation === undefined)).toBe(true);
     expect(server.requests.every((request) => request.body.tools?.length === 6)).toBe(true);
     const last = server.requests.at(-1)!;
-    expect(toolMessages(last).map(observation).map((entry) => [entry.ok, entry.errorCode])).toEqual([
+    expect(
+      toolMessages(last)
+        .map(observation)
+        .map((entry) => [entry.ok, entry.errorCode]),
+    ).toEqual([
       [true, undefined],
       [true, undefined],
       [false, "not_found"],
@@ -84,7 +127,8 @@ describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () 
     const { threadId, events } = await run("Check the payment service's recent errors");
     expect(server.requests).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "error" });
-    const message = events.find((event) => event.type === "assistant_message") as (RunEvent & { content: string }) | undefined;
+    const message = events.find((event) => event.type === "assistant_message") as
+      (RunEvent & { content: string }) | undefined;
     expect(message?.content).toMatch(/rejected the request \(HTTP 400\)/);
     expect(message?.content).not.toMatch(/at .*\.js|Error:/);
     expect((await opened.runtime.getThread(threadId, user)).status).toBe("idle");
@@ -108,10 +152,18 @@ describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () 
     const callIds = last.body.messages.flatMap((message) => message.tool_calls?.map((call) => call.id) ?? []);
     expect(callIds).toHaveLength(4);
     expect(new Set(callIds).size).toBe(4);
-    expect(toolMessages(last).map((message) => message.tool_call_id).sort()).toEqual([...callIds].sort());
-    const invalid = toolMessages(last).map(observation).filter((entry) => !entry.ok);
+    expect(
+      toolMessages(last)
+        .map((message) => message.tool_call_id)
+        .sort(),
+    ).toEqual([...callIds].sort());
+    const invalid = toolMessages(last)
+      .map(observation)
+      .filter((entry) => !entry.ok);
     expect(invalid.map((entry) => entry.errorCode)).toEqual(["invalid_args", "invalid_args"]);
-    const folded = last.body.messages.flatMap((message) => message.tool_calls ?? []).filter((call) => call.function?.name === "search_docs");
+    const folded = last.body.messages
+      .flatMap((message) => message.tool_calls ?? [])
+      .filter((call) => call.function?.name === "search_docs");
     expect(folded.map((call) => call.function?.arguments)).toEqual(["{}", "{}"]);
   });
 });

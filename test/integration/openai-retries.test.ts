@@ -18,7 +18,13 @@ afterAll(async () => {
 });
 
 function modelFor(server: OpenAITestServer, overrides: { maxRetries?: number; timeoutMs?: number } = {}) {
-  return createOpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "sk-test", timeoutMs: overrides.timeoutMs ?? 5_000, maxRetries: overrides.maxRetries ?? 2 });
+  return createOpenAIChatModel({
+    model: "test-model",
+    baseURL: server.baseURL,
+    apiKey: "sk-test",
+    timeoutMs: overrides.timeoutMs ?? 5_000,
+    maxRetries: overrides.maxRetries ?? 2,
+  });
 }
 
 const ok: Reply = { content: "fine" };
@@ -40,7 +46,9 @@ describe.concurrent("model request retries against a local OpenAI-compatible ser
 
   it("never retries a 400 and reports the server's message", async () => {
     const server = await serve({ status: 400, error: { message: "Unsupported parameter: 'foo'" } }, ok);
-    await expect(modelFor(server).invoke([new HumanMessage("hi")])).rejects.toThrow(/400.*Unsupported parameter: 'foo'/);
+    await expect(modelFor(server).invoke([new HumanMessage("hi")])).rejects.toThrow(
+      /400.*Unsupported parameter: 'foo'/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -54,7 +62,10 @@ describe.concurrent("model request retries against a local OpenAI-compatible ser
   });
 
   it("does not retry a 429 that says the quota is exhausted", async () => {
-    const server = await serve({ status: 429, error: { message: "You exceeded your current quota", code: "insufficient_quota" } }, ok);
+    const server = await serve(
+      { status: 429, error: { message: "You exceeded your current quota", code: "insufficient_quota" } },
+      ok,
+    );
     await expect(modelFor(server).invoke([new HumanMessage("hi")])).rejects.toThrow(/quota/);
     expect(server.requests).toHaveLength(1);
   });
@@ -66,7 +77,11 @@ describe.concurrent("model request retries against a local OpenAI-compatible ser
   });
 
   it("gives up after maxRetries retries of a failing server", async () => {
-    const server = await serve({ status: 503, error: { message: "overloaded" } }, { status: 503, error: { message: "overloaded" } }, ok);
+    const server = await serve(
+      { status: 503, error: { message: "overloaded" } },
+      { status: 503, error: { message: "overloaded" } },
+      ok,
+    );
     await expect(modelFor(server, { maxRetries: 1 }).invoke([new HumanMessage("hi")])).rejects.toThrow(/503/);
     expect(server.requests).toHaveLength(2);
   });
@@ -80,7 +95,12 @@ describe.concurrent("model request retries against a local OpenAI-compatible ser
 
   it("shows why the policy exists: the stock ChatOpenAI gives up on a 429 without retry-after", async () => {
     const server = await serve({ status: 429, error: { message: "Rate limit reached for requests" } }, ok);
-    const stock = new ChatOpenAI({ model: "test-model", apiKey: "sk-test", configuration: { baseURL: server.baseURL }, maxRetries: 2 });
+    const stock = new ChatOpenAI({
+      model: "test-model",
+      apiKey: "sk-test",
+      configuration: { baseURL: server.baseURL },
+      maxRetries: 2,
+    });
     await expect(stock.invoke([new HumanMessage("hi")])).rejects.toThrow(/429/);
     expect(server.requests).toHaveLength(1);
   });

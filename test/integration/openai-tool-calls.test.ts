@@ -17,7 +17,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.reset());
 
-const model = () => createOpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "sk-test", timeoutMs: 5_000, maxRetries: 0 });
+const model = () =>
+  createOpenAIChatModel({
+    model: "test-model",
+    baseURL: server.baseURL,
+    apiKey: "sk-test",
+    timeoutMs: 5_000,
+    maxRetries: 0,
+  });
 
 /** One model reply, from a JSON response (`invoke`) or from SSE chunks (`stream`, as LangGraph's "messages" mode does). */
 async function ask(messages: BaseMessage[], streaming: boolean): Promise<AIMessage | AIMessageChunk> {
@@ -38,7 +45,13 @@ const parallelCalls = {
 
 /** One ToolMessage per call id of the reply, as the loop writes them. */
 function answerAll(reply: AIMessage): ToolMessage[] {
-  return toolCallIdsOf(reply).map((id) => new ToolMessage({ tool_call_id: id, content: JSON.stringify({ ok: false, errorCode: "invalid_args", message: "bad" }) }));
+  return toolCallIdsOf(reply).map(
+    (id) =>
+      new ToolMessage({
+        tool_call_id: id,
+        content: JSON.stringify({ ok: false, errorCode: "invalid_args", message: "bad" }),
+      }),
+  );
 }
 
 describe.each([
@@ -95,18 +108,33 @@ describe("how @langchain/openai 1.5.8 sends invalid_tool_calls (why opspilot fol
     new AIMessage({
       content: "",
       tool_calls: [{ id: "call_ok", name: "search_docs", args: { query: "x" }, type: "tool_call" }],
-      invalid_tool_calls: [{ id: "call_bad", name: "search_logs", args: "{oops", error: "not JSON", type: "invalid_tool_call" }],
+      invalid_tool_calls: [
+        { id: "call_bad", name: "search_logs", args: "{oops", error: "not JSON", type: "invalid_tool_call" },
+      ],
     }),
   );
   const onlyInvalid = normalizeModelMessage(
-    new AIMessage({ content: "", invalid_tool_calls: [{ id: "call_bad", name: "search_logs", args: "{oops", error: "not JSON", type: "invalid_tool_call" }] }),
+    new AIMessage({
+      content: "",
+      invalid_tool_calls: [
+        { id: "call_bad", name: "search_logs", args: "{oops", error: "not JSON", type: "invalid_tool_call" },
+      ],
+    }),
   );
   const history = (reply: AIMessage): BaseMessage[] => [new HumanMessage("q"), reply, ...answerAll(reply)];
-  const stock = () => new ChatOpenAI({ model: "test-model", apiKey: "sk-test", configuration: { baseURL: server.baseURL }, maxRetries: 0 });
+  const stock = () =>
+    new ChatOpenAI({
+      model: "test-model",
+      apiKey: "sk-test",
+      configuration: { baseURL: server.baseURL },
+      maxRetries: 0,
+    });
 
   it("stock ChatOpenAI drops the invalid call next to a valid one, so its ToolMessage is an orphan (400)", async () => {
     server.enqueue({ content: "unused" });
-    await expect(stock().invoke(history(mixed))).rejects.toThrow(/must be a response to a preceeding message with 'tool_calls'/);
+    await expect(stock().invoke(history(mixed))).rejects.toThrow(
+      /must be a response to a preceeding message with 'tool_calls'/,
+    );
     expect(server.requests[0]!.status).toBe(400);
     server.requests.length = 0;
     server.enqueue({ content: "unused" });
@@ -132,6 +160,8 @@ describe("a stream cut off in the middle of a call's arguments", () => {
     expect(streamed.tool_calls?.[0]?.args).toEqual({ service: "payment-ser" });
     const reply = normalizeModelMessage(streamed);
     expect(reply.tool_calls).toEqual([]);
-    expect(reply.invalid_tool_calls).toMatchObject([{ id: "call_cut", name: "search_logs", args: '{"service":"payment-ser' }]);
+    expect(reply.invalid_tool_calls).toMatchObject([
+      { id: "call_cut", name: "search_logs", args: '{"service":"payment-ser' },
+    ]);
   });
 });

@@ -45,13 +45,27 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
       state: "finished",
       observation: { ok: true, data: { restarted: true } },
     });
-    expect(await second.storage.getEntry("journal-thread", "w2")).toMatchObject({ state: "started", observation: undefined });
-    expect(await first.storage.startEntry({ threadId: "journal-thread", callId: "w1", tool: "restart_service", argsHash: "hash-w1" })).toBe(false);
+    expect(await second.storage.getEntry("journal-thread", "w2")).toMatchObject({
+      state: "started",
+      observation: undefined,
+    });
+    expect(
+      await first.storage.startEntry({
+        threadId: "journal-thread",
+        callId: "w1",
+        tool: "restart_service",
+        argsHash: "hash-w1",
+      }),
+    ).toBe(false);
   });
 
   it("numbers a thread's events 1..n without gaps when both processes append at once", async () => {
     const appended = await Promise.all(
-      range(1, 60).map((n) => (n % 2 ? first : second).storage.appendEvent("events-thread", `run-${n % 2 ? "a" : "b"}`, { type: "run_started" })),
+      range(1, 60).map((n) =>
+        (n % 2 ? first : second).storage.appendEvent("events-thread", `run-${n % 2 ? "a" : "b"}`, {
+          type: "run_started",
+        }),
+      ),
     );
     expect(appended.map((event) => event.seq).sort((a, b) => a - b)).toEqual(range(1, 60));
     const stored = await second.storage.eventsAfter("events-thread", 0);
@@ -66,7 +80,10 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
   });
 
   it("gives a thread's lease to one process at a time", async () => {
-    const won = await Promise.all([first.storage.acquireLease("lease-thread", "run-a", 60_000), second.storage.acquireLease("lease-thread", "run-b", 60_000)]);
+    const won = await Promise.all([
+      first.storage.acquireLease("lease-thread", "run-a", 60_000),
+      second.storage.acquireLease("lease-thread", "run-b", 60_000),
+    ]);
     expect(won.filter(Boolean)).toHaveLength(1);
     const winner = won[0] ? "run-a" : "run-b";
     const [holder, loser] = won[0] ? [first, second] : [second, first];
@@ -91,7 +108,9 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
     expect(await second.storage.acquireLease("expiring-thread", "run-b", 60_000)).toBe(true);
 
     const deadPid = spawnSync(process.execPath, ["-e", ""]).pid;
-    await first.pool.query("INSERT INTO opspilot_leases VALUES ('orphan-thread', 'run-dead', $1, 9e15)", [`${hostname()}:${deadPid}`]);
+    await first.pool.query("INSERT INTO opspilot_leases VALUES ('orphan-thread', 'run-dead', $1, 9e15)", [
+      `${hostname()}:${deadPid}`,
+    ]);
     expect(await second.storage.leaseHolder("orphan-thread")).toBeUndefined();
     expect(await second.storage.acquireLease("orphan-thread", "run-b", 60_000)).toBe(true);
 
@@ -105,26 +124,100 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
     try {
       const storage = records.storage;
       await storage.recordRunStart({ runId: "run-1", threadId: "t1", userId: "alice", startedAt: 1_700_000_000_000 });
-      await storage.recordStep({ runId: "run-1", step: 1, latencyMs: 12, inputTokens: 100, outputTokens: 20, toolCalls: 2 });
-      await storage.recordToolCall({ runId: "run-1", threadId: "t1", callId: "c2", tool: "search_logs", argsDigest: "d2", outcome: "error", errorCode: "timeout", durationMs: 50 });
-      await storage.recordToolCall({ runId: "run-1", threadId: "t1", callId: "c1", tool: "search_docs", argsDigest: "d1", outcome: "ok", durationMs: 7 });
-      await storage.recordDecision({ threadId: "t1", callId: "c1", interruptId: "i1", action: "edit", argsHashBefore: "h1", argsHashAfter: "h2" });
-      await storage.recordRunEnd({ runId: "run-1", stopReason: "interrupted", steps: 1, durationMs: 90, resumed: false });
+      await storage.recordStep({
+        runId: "run-1",
+        step: 1,
+        latencyMs: 12,
+        inputTokens: 100,
+        outputTokens: 20,
+        toolCalls: 2,
+      });
+      await storage.recordToolCall({
+        runId: "run-1",
+        threadId: "t1",
+        callId: "c2",
+        tool: "search_logs",
+        argsDigest: "d2",
+        outcome: "error",
+        errorCode: "timeout",
+        durationMs: 50,
+      });
+      await storage.recordToolCall({
+        runId: "run-1",
+        threadId: "t1",
+        callId: "c1",
+        tool: "search_docs",
+        argsDigest: "d1",
+        outcome: "ok",
+        durationMs: 7,
+      });
+      await storage.recordDecision({
+        threadId: "t1",
+        callId: "c1",
+        interruptId: "i1",
+        action: "edit",
+        argsHashBefore: "h1",
+        argsHashAfter: "h2",
+      });
+      await storage.recordRunEnd({
+        runId: "run-1",
+        stopReason: "interrupted",
+        steps: 1,
+        durationMs: 90,
+        resumed: false,
+      });
       await storage.recordRunStart({ runId: "run-2", threadId: "t1", userId: "alice", startedAt: 1_700_000_001_000 });
-      await storage.recordRunEnd({ runId: "run-2", stopReason: "final_answer", steps: 2, durationMs: 40, resumed: true });
+      await storage.recordRunEnd({
+        runId: "run-2",
+        stopReason: "final_answer",
+        steps: 2,
+        durationMs: 40,
+        resumed: true,
+      });
       await storage.recordRunStart({ runId: "run-3", threadId: "t2", userId: "bob", startedAt: 1_700_000_002_000 });
 
       const { runs, toolCalls, steps, decisions } = await storage.threadRecords("t1");
-      expect(runs.map((run) => [run.run_id, run.stop_reason, run.steps, run.duration_ms, run.resumed, run.started_at])).toEqual([
+      expect(
+        runs.map((run) => [run.run_id, run.stop_reason, run.steps, run.duration_ms, run.resumed, run.started_at]),
+      ).toEqual([
         ["run-1", "interrupted", 1, 90, 0, 1_700_000_000_000],
         ["run-2", "final_answer", 2, 40, 1, 1_700_000_001_000],
       ]);
       expect(toolCalls).toEqual([
-        { thread_id: "t1", call_id: "c2", run_id: "run-1", tool: "search_logs", args_digest: "d2", outcome: "error", error_code: "timeout", duration_ms: 50 },
-        { thread_id: "t1", call_id: "c1", run_id: "run-1", tool: "search_docs", args_digest: "d1", outcome: "ok", error_code: null, duration_ms: 7 },
+        {
+          thread_id: "t1",
+          call_id: "c2",
+          run_id: "run-1",
+          tool: "search_logs",
+          args_digest: "d2",
+          outcome: "error",
+          error_code: "timeout",
+          duration_ms: 50,
+        },
+        {
+          thread_id: "t1",
+          call_id: "c1",
+          run_id: "run-1",
+          tool: "search_docs",
+          args_digest: "d1",
+          outcome: "ok",
+          error_code: null,
+          duration_ms: 7,
+        },
       ]);
-      expect(steps).toEqual([{ run_id: "run-1", step: 1, latency_ms: 12, input_tokens: 100, output_tokens: 20, tool_calls: 2 }]);
-      expect(decisions).toMatchObject([{ call_id: "c1", interrupt_id: "i1", action: "edit", args_hash_before: "h1", args_hash_after: "h2", message: null }]);
+      expect(steps).toEqual([
+        { run_id: "run-1", step: 1, latency_ms: 12, input_tokens: 100, output_tokens: 20, tool_calls: 2 },
+      ]);
+      expect(decisions).toMatchObject([
+        {
+          call_id: "c1",
+          interrupt_id: "i1",
+          action: "edit",
+          args_hash_before: "h1",
+          args_hash_after: "h2",
+          message: null,
+        },
+      ]);
       expect(await storage.summary()).toEqual({
         runs: 2,
         averageSteps: 1.5,
@@ -140,14 +233,21 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
 
   it("keeps the full raw result of a call, addressable by call id", async () => {
     await first.storage.saveResult("results-thread", "c1", "big", { text: "x\u0000y", rows: [1, 2] });
-    expect(await second.storage.getResult("results-thread", "c1")).toEqual({ tool: "big", raw: { text: "x\u0000y", rows: [1, 2] } });
+    expect(await second.storage.getResult("results-thread", "c1")).toEqual({
+      tool: "big",
+      raw: { text: "x\u0000y", rows: [1, 2] },
+    });
     expect(await second.storage.getResult("results-thread", "c2")).toBeUndefined();
   });
 
   it("reports an unreachable database as a configuration error without the password", async () => {
-    const error = await openPostgres("postgresql://ops:hunter22@127.0.0.1:1/opspilot").catch((caught: unknown) => caught);
+    const error = await openPostgres("postgresql://ops:hunter22@127.0.0.1:1/opspilot").catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/^Cannot set up PostgreSQL at postgresql:\/\/ops:\*\*\*@127\.0\.0\.1:1\/opspilot: .*ECONNREFUSED/);
+    expect((error as Error).message).toMatch(
+      /^Cannot set up PostgreSQL at postgresql:\/\/ops:\*\*\*@127\.0\.0\.1:1\/opspilot: .*ECONNREFUSED/,
+    );
     expect((error as Error).message).not.toContain("hunter22");
   });
 });

@@ -12,7 +12,13 @@ const SEED = "看看支付服务最近报错，顺便对照一下文档里的处
 const ROOT = resolve(import.meta.dirname, "../..");
 const GRAPH_ID = "opspilot";
 
-type WireMessage = { id?: string; type: string; content: unknown; tool_calls?: Array<{ id: string }>; tool_call_id?: string };
+type WireMessage = {
+  id?: string;
+  type: string;
+  content: unknown;
+  tool_calls?: Array<{ id: string }>;
+  tool_call_id?: string;
+};
 type Values = { messages: WireMessage[]; stop: { reason: string } | null; __interrupt__?: Array<{ value: unknown }> };
 type OutboundEntry = { kind: "loaded" | "denied"; pid: number; argv?: string; host?: string; port?: number };
 
@@ -46,12 +52,15 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 
 /** Every tool_call id has exactly one tool message, and no tool message is orphaned. */
 function pairingHolds(messages: WireMessage[]): boolean {
-  const callIds = messages.flatMap((message) => (message.type === "ai" ? (message.tool_calls ?? []).map((call) => call.id) : []));
+  const callIds = messages.flatMap((message) =>
+    message.type === "ai" ? (message.tool_calls ?? []).map((call) => call.id) : [],
+  );
   const answered = messages.filter((message) => message.type === "tool").map((message) => message.tool_call_id);
   return new Set(callIds).size === callIds.length && [...callIds].sort().join() === [...answered].sort().join();
 }
 
-const textOf = (message: WireMessage | undefined) => (typeof message?.content === "string" ? message.content : JSON.stringify(message?.content));
+const textOf = (message: WireMessage | undefined) =>
+  typeof message?.content === "string" ? message.content : JSON.stringify(message?.content);
 
 describe("the LangGraph dev server (npm run dev) serving the opspilot graph", () => {
   let directory: string;
@@ -61,15 +70,23 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
   let output = "";
   const outboundLog = () => join(directory, "outbound.jsonl");
   const outbound = (): OutboundEntry[] =>
-    readFileSync(outboundLog(), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as OutboundEntry);
+    readFileSync(outboundLog(), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as OutboundEntry);
 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), "opspilot-studio-"));
     writeFileSync(outboundLog(), "");
     // The real langgraph.json, moved here so the server's `.langgraph_api/` lands here and no `.env` is read. Graph
     // paths stay relative: langgraph-api joins them to the config's folder to anchor its module resolution.
-    const config = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")) as { graphs: Record<string, string>; env?: unknown };
-    const graphs = Object.fromEntries(Object.entries(config.graphs).map(([id, spec]) => [id, relative(directory, resolve(ROOT, spec))]));
+    const config = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")) as {
+      graphs: Record<string, string>;
+      env?: unknown;
+    };
+    const graphs = Object.fromEntries(
+      Object.entries(config.graphs).map(([id, spec]) => [id, relative(directory, resolve(ROOT, spec))]),
+    );
     writeFileSync(join(directory, "langgraph.json"), JSON.stringify({ ...config, graphs, env: undefined }));
     writeFileSync(join(directory, ".gitignore"), ".langgraph_api\n");
 
@@ -82,20 +99,37 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
       OPSPILOT_OUTBOUND_LOG: outboundLog(),
       NODE_OPTIONS: `--import ${pathToFileURL(join(ROOT, "test/fixtures/deny-outbound.mjs")).href}`,
     };
-    for (const key of ["LANGGRAPH_CLI_NO_ANALYTICS", "LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING", "LANGCHAIN_TRACING_V2"]) delete env[key];
+    for (const key of [
+      "LANGGRAPH_CLI_NO_ANALYTICS",
+      "LANGSMITH_TRACING",
+      "LANGSMITH_TRACING_V2",
+      "LANGCHAIN_TRACING",
+      "LANGCHAIN_TRACING_V2",
+    ])
+      delete env[key];
     const started = performance.now();
-    server = spawn(process.execPath, ["scripts/dev-server.mjs", "--port", String(port), "--no-reload", "--config", join(directory, "langgraph.json")], {
-      cwd: ROOT,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    server = spawn(
+      process.execPath,
+      ["scripts/dev-server.mjs", "--port", String(port), "--no-reload", "--config", join(directory, "langgraph.json")],
+      {
+        cwd: ROOT,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const ready = await waitFor(async () => {
       if (server.exitCode !== null) throw new Error(`dev server exited with ${server.exitCode}:\n${output}`);
       // The script prints where to point Studio once /ok answers; wait for both.
-      return output.includes("Studio: ") && fetch(`${apiUrl}/ok`).then((response) => response.ok, () => false);
+      return (
+        output.includes("Studio: ") &&
+        fetch(`${apiUrl}/ok`).then(
+          (response) => response.ok,
+          () => false,
+        )
+      );
     }, 110_000);
     if (!ready) throw new Error(`dev server did not answer /ok:\n${output}`);
     console.info(`[studio.test] LangGraph dev server ready in ${Math.round(performance.now() - started)} ms`);
@@ -123,12 +157,17 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
   it("answers Studio's schema request with the input messages and every run option", async () => {
     const response = await fetch(`${apiUrl}/assistants/${GRAPH_ID}/schemas`);
     expect(response.status).toBe(200);
-    const schemas = (await response.json()) as Record<string, { properties: Record<string, { default?: unknown; description?: string }> }>;
+    const schemas = (await response.json()) as Record<
+      string,
+      { properties: Record<string, { default?: unknown; description?: string }> }
+    >;
     expect(Object.keys(schemas.input_schema.properties)).toEqual(["messages"]);
     expect(schemas.input_schema.properties.messages).toMatchObject({ type: "array", langgraph_type: "messages" });
     for (const key of ["context_schema", "config_schema"]) {
       const options = schemas[key].properties;
-      expect(Object.keys(options)).toEqual(expect.arrayContaining(["userId", "role", "maxSteps", "maxWallTimeMs", "stepTools", "tokenBudget"]));
+      expect(Object.keys(options)).toEqual(
+        expect.arrayContaining(["userId", "role", "maxSteps", "maxWallTimeMs", "stepTools", "tokenBudget"]),
+      );
       expect(options.maxSteps).toMatchObject({ default: 8, description: expect.stringContaining("max_steps") });
       expect(options.role).toMatchObject({ default: "operator", description: expect.stringContaining("viewer") });
       expect(options.stepTools.description).toContain("Serial step mode");
@@ -138,27 +177,43 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
   it("runs the seed question to the environment pause, refuses a bad resume, and finishes after a good one", async () => {
     const { thread_id: threadId } = await client.threads.create();
     const first: Values[] = [];
-    for await (const part of client.runs.stream(threadId, GRAPH_ID, { input: { messages: [{ role: "user", content: SEED }] }, streamMode: "values" })) {
+    for await (const part of client.runs.stream(threadId, GRAPH_ID, {
+      input: { messages: [{ role: "user", content: SEED }] },
+      streamMode: "values",
+    })) {
       if (part.event === "values") first.push(part.data as Values);
     }
     expect(first[0].messages.map((message) => message.type)).toEqual(["human"]);
 
     const paused = await client.threads.get(threadId);
     expect(paused.status).toBe("interrupted");
-    const pauseOf = async () => (await client.threads.getState(threadId)).tasks.flatMap((task) => task.interrupts.map((item) => item.value));
+    const pauseOf = async () =>
+      (await client.threads.getState(threadId)).tasks.flatMap((task) => task.interrupts.map((item) => item.value));
     const [value] = await pauseOf();
     const pause = InterruptValueSchema.strict().parse(value);
-    expect(pause).toMatchObject({ interruptType: "params_required", calls: [{ tool: "search_logs", missing: [{ name: "environment" }] }] });
+    expect(pause).toMatchObject({
+      interruptType: "params_required",
+      calls: [{ tool: "search_logs", missing: [{ name: "environment" }] }],
+    });
     expect(pause.calls).toHaveLength(1);
     expect([...pause.calls[0].missing![0].enum!].sort()).toEqual(["prod", "staging"]);
-    expect(Object.values(paused.interrupts).flat().map((item) => item.value)).toEqual([pause]);
+    expect(
+      Object.values(paused.interrupts)
+        .flat()
+        .map((item) => item.value),
+    ).toEqual([pause]);
     expect(first.at(-1)!.__interrupt__!.map((item) => item.value)).toEqual([pause]);
 
-    for await (const _ of client.runs.stream(threadId, GRAPH_ID, { command: { resume: { decisions: [{ callId: "nope", action: "approve" }] } } })) void _;
+    for await (const _ of client.runs.stream(threadId, GRAPH_ID, {
+      command: { resume: { decisions: [{ callId: "nope", action: "approve" }] } },
+    }))
+      void _;
     const [refused] = await pauseOf();
     expect(refused).toEqual({ ...pause, error: expect.stringContaining("Unknown call id nope") });
 
-    const resume = { decisions: [{ callId: pause.calls[0].callId, action: "approve", params: { environment: "prod" } }] };
+    const resume = {
+      decisions: [{ callId: pause.calls[0].callId, action: "approve", params: { environment: "prod" } }],
+    };
     const second: Values[] = [];
     for await (const part of client.runs.stream(threadId, GRAPH_ID, { command: { resume }, streamMode: "values" })) {
       if (part.event === "values") second.push(part.data as Values);

@@ -63,7 +63,8 @@ function investigateLines(turn: Turn, intent: Intent, p: Phrases, boundTools: Re
   const logs = logsOf(lastObservation(turn, "search_logs"));
   if (logs) lines.push(...logLines(logs, hit ? p.service(hit) : (logs.service ?? intent.serviceQuery ?? "?"), p));
   else if (hit && !boundTools.has("search_logs")) lines.push(p.toolUnavailable("search_logs"));
-  if (intent.wantsDocs) lines.push(...docsLines(turn, p, logs?.byCode.map((entry) => entry.code) ?? [], hit?.id ?? logs?.service));
+  if (intent.wantsDocs)
+    lines.push(...docsLines(turn, p, logs?.byCode.map((entry) => entry.code) ?? [], hit?.id ?? logs?.service));
   return lines;
 }
 
@@ -80,14 +81,28 @@ function docsLines(turn: Turn, p: Phrases, codes: string[], serviceId: string | 
   if (!observation?.ok) return [];
   const runbooks = relevantRunbooks(runbooksOf(observation), codes, serviceId);
   if (runbooks.length === 0) return [p.noRunbooks];
-  const lines = [p.adviceHeader, ...runbooks.flatMap((runbook) => p.runbookLines(runbook, runbook.errorCodes.filter((code) => codes.includes(code))))];
+  const lines = [
+    p.adviceHeader,
+    ...runbooks.flatMap((runbook) =>
+      p.runbookLines(
+        runbook,
+        runbook.errorCodes.filter((code) => codes.includes(code)),
+      ),
+    ),
+  ];
   const uncovered = codes.filter((code) => !runbooks.some((runbook) => runbook.errorCodes.includes(code)));
   if (codes.length > 0 && uncovered.length > 0) lines.push(p.uncovered(uncovered));
   lines.push(p.cited(runbooks.map((runbook) => runbook.id)));
   return lines;
 }
 
-function actionLines(turn: Turn, intent: Intent, kind: keyof typeof ACTION_TOOL, p: Phrases, boundTools: ReadonlySet<string>): string[] {
+function actionLines(
+  turn: Turn,
+  intent: Intent,
+  kind: keyof typeof ACTION_TOOL,
+  p: Phrases,
+  boundTools: ReadonlySet<string>,
+): string[] {
   const problem = serviceProblem(turn, intent, p);
   if (problem) return [problem];
   const tool = ACTION_TOOL[kind];
@@ -97,16 +112,29 @@ function actionLines(turn: Turn, intent: Intent, kind: keyof typeof ACTION_TOOL,
   const observation = call.observation;
   const service = String(call.args.service ?? hit?.id ?? "?");
   if (!observation.ok) {
-    return observation.errorCode === "rejected_by_user" && kind !== "metrics" ? [p.rejected(p.actionNames[kind], service, observation.message)] : [];
+    return observation.errorCode === "rejected_by_user" && kind !== "metrics"
+      ? [p.rejected(p.actionNames[kind], service, observation.message)]
+      : [];
   }
   const data = (observation.data ?? {}) as Record<string, unknown>;
   const environment = String(data.environment ?? call.args.environment ?? "?");
   const fields = { service: String(data.service ?? service), environment };
   if (kind === "restart") {
-    return [p.restarted({ ...fields, restartedAt: optionalText(data.restartedAt), restartCount: typeof data.restartCount === "number" ? data.restartCount : undefined })];
+    return [
+      p.restarted({
+        ...fields,
+        restartedAt: optionalText(data.restartedAt),
+        restartCount: typeof data.restartCount === "number" ? data.restartCount : undefined,
+      }),
+    ];
   }
-  if (kind === "rollback") return [p.rolledBack({ ...fields, toVersion: optionalText(data.toVersion), fromVersion: optionalText(data.fromVersion) })];
-  const nested = Object.entries(data).filter(([, value]) => typeof value === "object" && value !== null && !Array.isArray(value));
+  if (kind === "rollback")
+    return [
+      p.rolledBack({ ...fields, toVersion: optionalText(data.toVersion), fromVersion: optionalText(data.fromVersion) }),
+    ];
+  const nested = Object.entries(data).filter(
+    ([, value]) => typeof value === "object" && value !== null && !Array.isArray(value),
+  );
   const metricLines = [
     ...scalarFields(data, ["service", "environment", "name", "nameZh"]).map(([key, value]) => `- ${key}: ${value}`),
     ...nested.flatMap(([key, value]) => scalarFields(value, []).map(([name, item]) => `- ${key}.${name}: ${item}`)),

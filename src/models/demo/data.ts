@@ -39,7 +39,8 @@ export interface RunbookHit {
   advice: string[];
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const texts = (value: unknown): string[] => list(value).filter((item): item is string => typeof item === "string");
@@ -51,7 +52,10 @@ export function resourcesOf(observation: SeenObservation | undefined): ResourceH
     .map(record)
     .filter((hit) => typeof hit.id === "string")
     .map((hit) => ({ ...hit, id: hit.id as string }) as ResourceHit);
-  return [...hits.filter((hit) => hit.kind === undefined || hit.kind === "service"), ...hits.filter((hit) => hit.kind !== undefined && hit.kind !== "service")];
+  return [
+    ...hits.filter((hit) => hit.kind === undefined || hit.kind === "service"),
+    ...hits.filter((hit) => hit.kind !== undefined && hit.kind !== "service"),
+  ];
 }
 
 /** The service the request is about: the best hit of the resource search. */
@@ -63,16 +67,30 @@ export function serviceOf(observation: SeenObservation | undefined): ResourceHit
 export function logsOf(observation: SeenObservation | undefined): LogSummary | undefined {
   if (!observation?.ok) return undefined;
   if (typeof observation.data === "string") {
-    const byCode = [...observation.data.matchAll(/"code":"([^"]+)","count":(\d+)/g)].map((match) => ({ code: match[1]!, count: Number(match[2]) }));
+    const byCode = [...observation.data.matchAll(/"code":"([^"]+)","count":(\d+)/g)].map((match) => ({
+      code: match[1]!,
+      count: Number(match[2]),
+    }));
     return { byCode, partial: true };
   }
   const data = record(observation.data);
   const byCode = list(data.byCode)
     .map(record)
     .filter((entry) => typeof entry.code === "string" && typeof entry.count === "number")
-    .map((entry) => ({ code: entry.code as string, count: entry.count as number, lastSeen: text(entry.lastSeen), sample: text(entry.sample) }));
+    .map((entry) => ({
+      code: entry.code as string,
+      count: entry.count as number,
+      lastSeen: text(entry.lastSeen),
+      sample: text(entry.sample),
+    }));
   const total = typeof data.total === "number" ? data.total : undefined;
-  return { service: text(data.service), environment: text(data.environment), total, byCode, partial: observation.truncated };
+  return {
+    service: text(data.service),
+    environment: text(data.environment),
+    total,
+    byCode,
+    partial: observation.truncated,
+  };
 }
 
 /** Runbooks found, in the order the search ranked them. */
@@ -105,6 +123,7 @@ export function relevantRunbooks(runbooks: RunbookHit[], codes: string[], servic
 /** The fields of a result worth printing (scalars only), for tools whose shape the demo does not know. */
 export function scalarFields(data: unknown, skip: readonly string[]): Array<[string, string | number | boolean]> {
   return Object.entries(record(data)).filter(
-    (entry): entry is [string, string | number | boolean] => !skip.includes(entry[0]) && ["string", "number", "boolean"].includes(typeof entry[1]),
+    (entry): entry is [string, string | number | boolean] =>
+      !skip.includes(entry[0]) && ["string", "number", "boolean"].includes(typeof entry[1]),
   );
 }

@@ -25,26 +25,85 @@ export interface Intent {
 const PATTERNS = {
   rollback: /回滚|回退|\broll(?:ing)?[ -]?back\b|\brevert\b/i,
   restart: /重启|\brestart|\breboot|\bbounce\b/i,
-  investigate: /报错|错误|异常|故障|告警|日志|失败|\berrors?\b|\bexceptions?\b|\bfail(?:ing|ures?|ed)?\b|\blogs?\b|\b5\d\d\b/i,
+  investigate:
+    /报错|错误|异常|故障|告警|日志|失败|\berrors?\b|\bexceptions?\b|\bfail(?:ing|ures?|ed)?\b|\blogs?\b|\b5\d\d\b/i,
   metrics: /指标|监控|延迟|延时|负载|\bcpu\b|内存|\bqps\b|\bmetrics?\b|\blatency\b|\bmemory\b|\bhealth\b|怎么样|状态/i,
   docs: /文档|手册|处理建议|建议|预案|\brunbooks?\b|\bdocs?\b|\bdocumentation\b|\badvice\b|\bplaybooks?\b|怎么处理|how (?:do|to|should) (?:i|we) (?:handle|fix)/i,
   thanks: /谢谢|多谢|感谢|\bthanks?\b|\bthank you\b|\bthx\b/i,
-  greeting: /^(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|hi|hello|hey|good (?:morning|afternoon|evening))(?:呀|啊)?[\s!！。.,，~]*$/i,
+  greeting:
+    /^(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|hi|hello|hey|good (?:morning|afternoon|evening))(?:呀|啊)?[\s!！。.,，~]*$/i,
 };
 
 const ZH_FILLERS = [
-  "帮我看看", "帮忙看看", "看一下", "看看", "看下", "查看", "查一下", "查查", "查下", "检查", "帮我", "帮忙", "请", "麻烦",
-  "重启一下", "重启", "回滚一下", "回滚", "把", "给", "一下", "我们的", "我们", "线上的", "线上", "生产环境", "测试环境", "预发环境",
-  "生产", "测试", "预发", "环境", "上的", "里的", "的",
+  "帮我看看",
+  "帮忙看看",
+  "看一下",
+  "看看",
+  "看下",
+  "查看",
+  "查一下",
+  "查查",
+  "查下",
+  "检查",
+  "帮我",
+  "帮忙",
+  "请",
+  "麻烦",
+  "重启一下",
+  "重启",
+  "回滚一下",
+  "回滚",
+  "把",
+  "给",
+  "一下",
+  "我们的",
+  "我们",
+  "线上的",
+  "线上",
+  "生产环境",
+  "测试环境",
+  "预发环境",
+  "生产",
+  "测试",
+  "预发",
+  "环境",
+  "上的",
+  "里的",
+  "的",
 ];
-const EN_STOPWORDS = new Set(["the", "a", "an", "our", "my", "this", "that", "check", "restart", "rollback", "back", "roll", "prod", "production", "staging", "of", "for", "in"]);
+const EN_STOPWORDS = new Set([
+  "the",
+  "a",
+  "an",
+  "our",
+  "my",
+  "this",
+  "that",
+  "check",
+  "restart",
+  "rollback",
+  "back",
+  "roll",
+  "prod",
+  "production",
+  "staging",
+  "of",
+  "for",
+  "in",
+]);
 
 /** Reads the intent of one user request. */
 export function detectIntent(text: string): Intent {
   const language: Language = /\p{Script=Han}/u.test(text) ? "zh" : "en";
   const serviceQuery = extractServiceQuery(text, language);
   const wantsDocs = PATTERNS.docs.test(text);
-  const base = { language, serviceQuery, environment: extractEnvironment(text), wantsDocs, docsQuery: serviceQuery ?? extractErrorCode(text) };
+  const base = {
+    language,
+    serviceQuery,
+    environment: extractEnvironment(text),
+    wantsDocs,
+    docsQuery: serviceQuery ?? extractErrorCode(text),
+  };
   if (PATTERNS.rollback.test(text)) return { ...base, kind: "rollback", toVersion: extractVersion(text) };
   if (PATTERNS.restart.test(text)) return { ...base, kind: "restart" };
   if (PATTERNS.investigate.test(text)) return { ...base, kind: "investigate" };
@@ -72,7 +131,7 @@ export function extractServiceQuery(text: string, language: Language): string | 
 function zhServicePhrase(text: string): string | undefined {
   for (const match of text.matchAll(/([\p{Script=Han}A-Za-z0-9]+?)(?:服务|系统|模块)/gu)) {
     let phrase = match[1]!;
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const filler of ZH_FILLERS) {
         if (phrase.startsWith(filler) && phrase.length > filler.length) {

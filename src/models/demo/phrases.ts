@@ -30,7 +30,8 @@ export interface Phrases {
 
 const zh: Phrases = {
   label: "【演示模型】",
-  greeting: "你好！我是 opspilot 的离线演示模型，可以帮你查服务的报错日志、对照文档里的处理建议、查看指标，或在你确认后重启、回滚服务。",
+  greeting:
+    "你好！我是 opspilot 的离线演示模型，可以帮你查服务的报错日志、对照文档里的处理建议、查看指标，或在你确认后重启、回滚服务。",
   thanks: "不客气，有需要随时叫我。",
   help: "我是离线演示模型，只懂几类请求：查某个服务的报错（可以顺便对照文档）、查指标、查文档，以及重启或回滚某个服务。比如：“看看支付服务最近报错，顺便对照一下文档里的处理建议”。",
   askService: "请告诉我是哪个服务，例如“支付服务”。",
@@ -38,9 +39,11 @@ const zh: Phrases = {
   toolUnavailable: (tool) => `当前没有可用的 ${tool} 工具，无法完成这一步。`,
   failed: (tool, errorCode, message) => `${tool} 调用失败（${errorCode}）：${message}`,
   service: (hit) => `${hit.nameZh ?? hit.name ?? hit.id}（${hit.id}${hit.owner ? `，负责人 ${hit.owner}` : ""}）`,
-  logsHeader: (service, environment, total) => `${service}${environment ? `在 ${environment} 环境` : ""}最近的 ERROR 日志共 ${total} 条，按错误码：`,
+  logsHeader: (service, environment, total) =>
+    `${service}${environment ? `在 ${environment} 环境` : ""}最近的 ERROR 日志共 ${total} 条，按错误码：`,
   noErrors: (service, environment) => `${service}${environment ? `在 ${environment} 环境` : ""}最近没有 ERROR 日志。`,
-  codeLine: (entry) => `- ${entry.code}：${entry.count} 次${entry.lastSeen ? `（最近 ${entry.lastSeen}）` : ""}${entry.sample ? `，例如：${entry.sample}` : ""}`,
+  codeLine: (entry) =>
+    `- ${entry.code}：${entry.count} 次${entry.lastSeen ? `（最近 ${entry.lastSeen}）` : ""}${entry.sample ? `，例如：${entry.sample}` : ""}`,
   partialLogs: "（日志结果被截断，以上计数来自截断前的部分。）",
   adviceHeader: "文档里的处理建议：",
   runbookLines: (runbook, covers) => [
@@ -52,25 +55,31 @@ const zh: Phrases = {
   cited: (ids) => `引用的文档：${ids.join("、")}。`,
   restarted: (data) =>
     `已重启 ${data.service}（${data.environment}）${data.restartedAt ? `，时间 ${data.restartedAt}` : ""}${data.restartCount !== undefined ? `，累计重启 ${data.restartCount} 次` : ""}。`,
-  rolledBack: (data) => `已回滚 ${data.service}（${data.environment}）${data.fromVersion ? `，从 ${data.fromVersion}` : ""}${data.toVersion ? ` 到 ${data.toVersion}` : " 到上一个版本"}。`,
-  rejected: (action, service, message) => `你拒绝了${action} ${service}，没有执行任何操作${message ? `（${message}）` : ""}。`,
+  rolledBack: (data) =>
+    `已回滚 ${data.service}（${data.environment}）${data.fromVersion ? `，从 ${data.fromVersion}` : ""}${data.toVersion ? ` 到 ${data.toVersion}` : " 到上一个版本"}。`,
+  rejected: (action, service, message) =>
+    `你拒绝了${action} ${service}，没有执行任何操作${message ? `（${message}）` : ""}。`,
   actionNames: { restart: "重启", rollback: "回滚" },
   metricsHeader: (service, environment) => `${service} ${environment ? `在 ${environment} 环境` : ""}的指标：`,
 };
 
 const en: Phrases = {
   label: "[demo model] ",
-  greeting: "Hello! I am opspilot's offline demo model. I can check a service's error logs, compare them with the runbooks' advice, show metrics, or restart and roll back a service once you approve.",
+  greeting:
+    "Hello! I am opspilot's offline demo model. I can check a service's error logs, compare them with the runbooks' advice, show metrics, or restart and roll back a service once you approve.",
   thanks: "You're welcome. Ask any time.",
   help: "I am the offline demo model and understand a few requests: a service's recent errors (optionally compared with the runbooks), its metrics, runbook lookups, and restarting or rolling back a service. For example: \"Check the payment service's recent errors and compare them with the handling advice in the runbooks\".",
-  askService: "Which service do you mean? For example \"the payment service\".",
+  askService: 'Which service do you mean? For example "the payment service".',
   noService: (query) => `No service matches "${query}".`,
   toolUnavailable: (tool) => `The ${tool} tool is not available here, so I could not do this step.`,
   failed: (tool, errorCode, message) => `${tool} failed (${errorCode}): ${message}`,
   service: (hit) => `${hit.name ?? hit.id} (${hit.id}${hit.owner ? `, owner ${hit.owner}` : ""})`,
-  logsHeader: (service, environment, total) => `${service}${environment ? ` in ${environment}` : ""} logged ${total} ERROR entries recently, by code:`,
-  noErrors: (service, environment) => `${service}${environment ? ` in ${environment}` : ""} logged no ERROR entries recently.`,
-  codeLine: (entry) => `- ${entry.code}: ${entry.count}×${entry.lastSeen ? ` (last ${entry.lastSeen})` : ""}${entry.sample ? `, e.g. ${entry.sample}` : ""}`,
+  logsHeader: (service, environment, total) =>
+    `${service}${environment ? ` in ${environment}` : ""} logged ${total} ERROR entries recently, by code:`,
+  noErrors: (service, environment) =>
+    `${service}${environment ? ` in ${environment}` : ""} logged no ERROR entries recently.`,
+  codeLine: (entry) =>
+    `- ${entry.code}: ${entry.count}×${entry.lastSeen ? ` (last ${entry.lastSeen})` : ""}${entry.sample ? `, e.g. ${entry.sample}` : ""}`,
   partialLogs: "(The log result was cut; these counts come from the part that was kept.)",
   adviceHeader: "Advice from the runbooks:",
   runbookLines: (runbook, covers) => [
@@ -82,8 +91,10 @@ const en: Phrases = {
   cited: (ids) => `Runbooks cited: ${ids.join(", ")}.`,
   restarted: (data) =>
     `Restarted ${data.service} in ${data.environment}${data.restartedAt ? ` at ${data.restartedAt}` : ""}${data.restartCount !== undefined ? ` (restart #${data.restartCount})` : ""}.`,
-  rolledBack: (data) => `Rolled back ${data.service} in ${data.environment}${data.fromVersion ? ` from ${data.fromVersion}` : ""}${data.toVersion ? ` to ${data.toVersion}` : " to the previous version"}.`,
-  rejected: (action, service, message) => `You rejected the ${action} of ${service}; nothing was done${message ? ` (${message})` : ""}.`,
+  rolledBack: (data) =>
+    `Rolled back ${data.service} in ${data.environment}${data.fromVersion ? ` from ${data.fromVersion}` : ""}${data.toVersion ? ` to ${data.toVersion}` : " to the previous version"}.`,
+  rejected: (action, service, message) =>
+    `You rejected the ${action} of ${service}; nothing was done${message ? ` (${message})` : ""}.`,
   actionNames: { restart: "restart", rollback: "rollback" },
   metricsHeader: (service, environment) => `Metrics of ${service}${environment ? ` in ${environment}` : ""}:`,
 };

@@ -11,7 +11,11 @@ export interface ProposedCall {
 }
 
 /** The write (or metrics) tool each service action ends with. */
-export const ACTION_TOOL = { restart: "restart_service", rollback: "rollback_deploy", metrics: "get_service_metrics" } as const;
+export const ACTION_TOOL = {
+  restart: "restart_service",
+  rollback: "rollback_deploy",
+  metrics: "get_service_metrics",
+} as const;
 
 /**
  * The next calls for the request, from what the turn has already observed: calls that

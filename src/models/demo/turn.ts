@@ -3,8 +3,7 @@ import { textOf } from "../message-text.js";
 
 /** An observation as the model reads it from a ToolMessage (design §2.2). */
 export type SeenObservation =
-  | { ok: true; data: unknown; truncated: boolean }
-  | { ok: false; errorCode: string; message: string };
+  { ok: true; data: unknown; truncated: boolean } | { ok: false; errorCode: string; message: string };
 
 /** One call of the current turn and what came back. */
 export interface TurnCall {
@@ -40,7 +39,9 @@ export function readTurn(messages: readonly BaseMessage[]): Turn {
   const byId = new Map<string, TurnCall>();
   for (const message of messages.slice(start + 1)) {
     if (message.type === "ai") {
-      const ai = message as BaseMessage & { tool_calls?: Array<{ id?: string; name: string; args: Record<string, unknown> }> };
+      const ai = message as BaseMessage & {
+        tool_calls?: Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+      };
       for (const call of ai.tool_calls ?? []) {
         const entry: TurnCall = { id: call.id ?? "", tool: call.name, args: call.args ?? {} };
         calls.push(entry);
@@ -70,9 +71,16 @@ export function wasCalled(turn: Turn, tool: string): boolean {
 /** Parses a ToolMessage's JSON; text that is not an observation is reported as such, never guessed at. */
 export function parseObservation(content: string): SeenObservation {
   try {
-    const value = JSON.parse(content) as { ok?: unknown; data?: unknown; truncated?: unknown; errorCode?: unknown; message?: unknown };
+    const value = JSON.parse(content) as {
+      ok?: unknown;
+      data?: unknown;
+      truncated?: unknown;
+      errorCode?: unknown;
+      message?: unknown;
+    };
     if (value.ok === true) return { ok: true, data: value.data, truncated: value.truncated !== undefined };
-    if (value.ok === false) return { ok: false, errorCode: String(value.errorCode ?? "internal"), message: String(value.message ?? "") };
+    if (value.ok === false)
+      return { ok: false, errorCode: String(value.errorCode ?? "internal"), message: String(value.message ?? "") };
   } catch {
     // Falls through: not JSON.
   }

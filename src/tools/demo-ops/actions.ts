@@ -77,7 +77,9 @@ export interface ServiceStateRow {
 
 /** Reads the mutable state of a service in an environment. */
 export function readState(db: Database, service: string, environment: string): ServiceStateRow {
-  const row = db.prepare("SELECT * FROM ops_service_state WHERE service = ? AND environment = ?").get(service, environment);
+  const row = db
+    .prepare("SELECT * FROM ops_service_state WHERE service = ? AND environment = ?")
+    .get(service, environment);
   if (!row) throw new ToolError("not_found", `${service} is not deployed in ${environment}.`);
   return row as ServiceStateRow;
 }
@@ -98,14 +100,24 @@ export interface ActionRequest {
  * Applies a write at most once per idempotency key, atomically under the write lock: when the
  * key was recorded before, returns the recorded result and applies nothing.
  */
-export function applyOnce<Result>(db: Database, request: ActionRequest, now: Date, apply: () => Result): ActionOutcome<Result> {
+export function applyOnce<Result>(
+  db: Database,
+  request: ActionRequest,
+  now: Date,
+  apply: () => Result,
+): ActionOutcome<Result> {
   return db
     .transaction(() => {
       const previous = db
         .prepare("SELECT action, service, environment, detail FROM ops_actions WHERE idempotency_key = ?")
-        .get(request.idempotencyKey) as { action: string; service: string; environment: string; detail: string } | undefined;
+        .get(request.idempotencyKey) as
+        { action: string; service: string; environment: string; detail: string } | undefined;
       if (previous) {
-        if (previous.action !== request.action || previous.service !== request.service || previous.environment !== request.environment) {
+        if (
+          previous.action !== request.action ||
+          previous.service !== request.service ||
+          previous.environment !== request.environment
+        ) {
           throw new ToolError("internal", "The idempotency key was already used for a different action.");
         }
         return { result: JSON.parse(previous.detail) as Result, duplicate: true };
@@ -113,14 +125,25 @@ export function applyOnce<Result>(db: Database, request: ActionRequest, now: Dat
       const result = apply();
       db.prepare(
         "INSERT INTO ops_actions (idempotency_key, action, service, environment, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(request.idempotencyKey, request.action, request.service, request.environment, JSON.stringify(result), now.toISOString());
+      ).run(
+        request.idempotencyKey,
+        request.action,
+        request.service,
+        request.environment,
+        JSON.stringify(result),
+        now.toISOString(),
+      );
       return { result, duplicate: false };
     })
     .immediate();
 }
 
 /** Restarts a service (in the demo estate): bumps its restart count and marks it recovering. */
-export function applyRestart(db: Database, request: ActionRequest & { reason?: string }, now: Date): ActionOutcome<RestartResult> {
+export function applyRestart(
+  db: Database,
+  request: ActionRequest & { reason?: string },
+  now: Date,
+): ActionOutcome<RestartResult> {
   return applyOnce(db, request, now, () => {
     const state = readState(db, request.service, request.environment);
     const restartedAt = now.toISOString();
@@ -147,12 +170,16 @@ function rollbackTarget(service: ServiceRecord, state: ServiceStateRow, toVersio
   const current = service.releases.indexOf(state.version);
   const earlier = service.releases.slice(0, Math.max(current, 0));
   if (toVersion === undefined) {
-    if (state.previous_version === null) throw new ToolError("not_found", `${service.id} has no earlier version to roll back to.`);
+    if (state.previous_version === null)
+      throw new ToolError("not_found", `${service.id} has no earlier version to roll back to.`);
     return state.previous_version;
   }
   if (!earlier.includes(toVersion)) {
     const known = earlier.length > 0 ? earlier.join(", ") : "none";
-    throw new ToolError("invalid_args", `${toVersion} is not an earlier release of ${service.id} (running ${state.version}; earlier releases: ${known}).`);
+    throw new ToolError(
+      "invalid_args",
+      `${toVersion} is not an earlier release of ${service.id} (running ${state.version}; earlier releases: ${known}).`,
+    );
   }
   return toVersion;
 }

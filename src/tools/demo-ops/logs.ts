@@ -86,11 +86,20 @@ export function queryLogs(db: Database, filter: LogFilter, now: Date): LogSearch
     if (row.code === null) continue;
     const entry = byCode.get(row.code);
     if (entry) entry.count += 1;
-    else byCode.set(row.code, { code: row.code, level: row.level, count: 1, lastSeen: timestamp(row), sample: row.message });
+    else
+      byCode.set(row.code, {
+        code: row.code,
+        level: row.level,
+        count: 1,
+        lastSeen: timestamp(row),
+        sample: row.message,
+      });
   }
   return {
     total: rows.length,
     byCode: [...byCode.values()].sort((left, right) => right.count - left.count || left.code.localeCompare(right.code)),
-    lines: rows.slice(0, filter.limit).map((row) => ({ ts: timestamp(row), level: row.level, code: row.code, message: row.message })),
+    lines: rows
+      .slice(0, filter.limit)
+      .map((row) => ({ ts: timestamp(row), level: row.level, code: row.code, message: row.message })),
   };
 }

@@ -32,7 +32,9 @@ function editDistance(left: string, right: string): number {
 export function closeServices(db: Database, name: string): ServiceRecord[] {
   const key = normalize(name);
   const distance = (service: ServiceRecord) =>
-    Math.min(...[service.id, service.name, ...service.aliases].map((candidate) => editDistance(normalize(candidate), key)));
+    Math.min(
+      ...[service.id, service.name, ...service.aliases].map((candidate) => editDistance(normalize(candidate), key)),
+    );
   // One typo per four characters: "gatway" is close to "gateway", "服务" is not close to "用户".
   const tolerance = Math.max(1, Math.floor([...key].length / 4));
   const byTypo = SERVICES.filter((service) => distance(service) <= tolerance)

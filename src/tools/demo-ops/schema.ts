@@ -27,7 +27,11 @@ CREATE TABLE IF NOT EXISTS ops_actions (
 const INDEX_FORMAT = "fts5-bigram-2";
 
 /** Chinese words for each level, so "报错" or "警告" in a log query finds the lines of that level. */
-const LEVEL_WORDS: Readonly<Record<string, string>> = { ERROR: "error 报错 错误", WARN: "warning 警告", INFO: "info 信息" };
+const LEVEL_WORDS: Readonly<Record<string, string>> = {
+  ERROR: "error 报错 错误",
+  WARN: "warning 警告",
+  INFO: "info 信息",
+};
 
 const STATIC_TABLES = ["ops_logs", "ops_logs_fts", "ops_resources_fts", "ops_runbooks_fts"] as const;
 
@@ -61,7 +65,11 @@ function loadStatic(db: Database): void {
       doc.id,
       toIndexText(doc.id, doc.title, doc.titleZh),
       toIndexText(doc.tags, doc.errorCodes, doc.services, serviceNames(doc.services)),
-      toIndexText(doc.summary, doc.summaryZh, doc.advice.map((step) => `${step.en} ${step.zh}`)),
+      toIndexText(
+        doc.summary,
+        doc.summaryZh,
+        doc.advice.map((step) => `${step.en} ${step.zh}`),
+      ),
     );
   }
   const log = db.prepare(
@@ -71,7 +79,10 @@ function loadStatic(db: Database): void {
   DATASET.logs.forEach((line, index) => {
     log.run(index + 1, line.service, line.environment, line.level, line.code, line.message, line.secondsAgo);
     const meaning = line.code ? ERROR_CODE_MEANINGS[line.code] : undefined;
-    logText.run(index + 1, toIndexText(line.code ?? "", LEVEL_WORDS[line.level], line.message, meaning ? [meaning.en, meaning.zh] : []));
+    logText.run(
+      index + 1,
+      toIndexText(line.code ?? "", LEVEL_WORDS[line.level], line.message, meaning ? [meaning.en, meaning.zh] : []),
+    );
   });
 }
 
@@ -95,7 +106,8 @@ function seedState(db: Database, now: string): void {
 export function prepareOpsSchema(db: Database, now: Date): void {
   db.exec(SCHEMA);
   db.transaction(() => {
-    const row = db.prepare("SELECT value FROM ops_meta WHERE key = 'dataset_version'").get() as { value: string } | undefined;
+    const row = db.prepare("SELECT value FROM ops_meta WHERE key = 'dataset_version'").get() as
+      { value: string } | undefined;
     const version = `${DATASET_VERSION}/${INDEX_FORMAT}`;
     if (row?.value === version) return;
     for (const table of STATIC_TABLES) db.exec(`DELETE FROM ${table}`);

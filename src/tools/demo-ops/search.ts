@@ -71,7 +71,9 @@ export function rankServiceNames(db: Database, query: string, limit: number): Ra
        WHERE ops_resources_fts MATCH ? AND kind = 'service' ORDER BY rank, ref LIMIT ?`,
     )
     .all(`names : (${expression})`, limit) as RankedRow[];
-  return rows.map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) })).filter((hit) => hit.score > 0.1);
+  return rows
+    .map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) }))
+    .filter((hit) => hit.score > 0.1);
 }
 
 /** The FTS expression that filters log lines: every word of the query must appear; null when none is searchable. */

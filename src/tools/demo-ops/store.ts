@@ -77,7 +77,8 @@ interface ActionRow {
   created_at: string;
 }
 
-const ACTION_WHERE = "WHERE (? IS NULL OR action = ?) AND (? IS NULL OR service = ?) AND (? IS NULL OR environment = ?)";
+const ACTION_WHERE =
+  "WHERE (? IS NULL OR action = ?) AND (? IS NULL OR service = ?) AND (? IS NULL OR environment = ?)";
 
 /**
  * The demo operations estate over a SQLite database the caller owns (the same file holds
@@ -102,7 +103,8 @@ export class OpsStore {
     const language = languageOf(query);
     return rankResources(this.db, query, { kind: options.kind, limit: options.limit ?? 10 }).map((hit) => {
       const environment = ENVIRONMENTS.find((candidate) => candidate.id === hit.ref);
-      if (hit.kind === "environment" && environment) return toEnvironmentHit(environment, this.statusesIn(environment.id));
+      if (hit.kind === "environment" && environment)
+        return toEnvironmentHit(environment, this.statusesIn(environment.id));
       const service = SERVICES.find((candidate) => candidate.id === hit.ref) as ServiceRecord;
       return toServiceHit(service, this.statusesOf(service.id), language);
     });
@@ -129,7 +131,9 @@ export class OpsStore {
   /** Current metrics, status and version of a service (id or name) in an environment. */
   getMetrics(service: string, environment: EnvironmentId): MetricsView {
     const target = this.resolveService(service);
-    const metrics = METRICS.find((row) => row.service === target.id && row.environment === environment) as MetricsRecord;
+    const metrics = METRICS.find(
+      (row) => row.service === target.id && row.environment === environment,
+    ) as MetricsRecord;
     return toMetricsView(target, readState(this.db, target.id, environment), metrics, this.now());
   }
 
@@ -157,7 +161,9 @@ export class OpsStore {
 
   /** Recorded restarts and rollbacks, oldest first. */
   listActions(filter: ActionFilter = {}): ActionRecord[] {
-    const rows = this.db.prepare(`SELECT * FROM ops_actions ${ACTION_WHERE} ORDER BY id`).all(...actionParams(filter)) as ActionRow[];
+    const rows = this.db
+      .prepare(`SELECT * FROM ops_actions ${ACTION_WHERE} ORDER BY id`)
+      .all(...actionParams(filter)) as ActionRow[];
     return rows.map((row) => ({
       id: row.id,
       idempotencyKey: row.idempotency_key,
@@ -171,7 +177,9 @@ export class OpsStore {
 
   /** Number of recorded restarts and rollbacks matching the filter. */
   countActions(filter: ActionFilter = {}): number {
-    const row = this.db.prepare(`SELECT COUNT(*) AS count FROM ops_actions ${ACTION_WHERE}`).get(...actionParams(filter));
+    const row = this.db
+      .prepare(`SELECT COUNT(*) AS count FROM ops_actions ${ACTION_WHERE}`)
+      .get(...actionParams(filter));
     return (row as { count: number }).count;
   }
 

@@ -11,9 +11,52 @@ const SEGMENTER = new Intl.Segmenter("zh", { granularity: "word" });
 
 /** Words that carry no meaning in a query ("show me the ...", "看看 ... 一下"). */
 const STOPWORDS = new Set([
-  "a", "an", "and", "are", "as", "at", "be", "by", "can", "check", "do", "for", "from", "how", "i", "in", "is",
-  "it", "me", "my", "of", "on", "or", "please", "show", "the", "to", "what", "which", "with",
-  "的", "了", "吗", "呢", "吧", "和", "与", "在", "是", "我", "请", "帮", "看", "看看", "一下", "顺便",
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "by",
+  "can",
+  "check",
+  "do",
+  "for",
+  "from",
+  "how",
+  "i",
+  "in",
+  "is",
+  "it",
+  "me",
+  "my",
+  "of",
+  "on",
+  "or",
+  "please",
+  "show",
+  "the",
+  "to",
+  "what",
+  "which",
+  "with",
+  "的",
+  "了",
+  "吗",
+  "呢",
+  "吧",
+  "和",
+  "与",
+  "在",
+  "是",
+  "我",
+  "请",
+  "帮",
+  "看",
+  "看看",
+  "一下",
+  "顺便",
 ]);
 
 /** Which way a text is going: documents index unigrams, queries only use them for one-character words. */
@@ -44,14 +87,21 @@ function hanTokens(run: string, mode: SegmentMode): string[] {
 /** Tokens of a text, in order, duplicates kept (term frequency matters to bm25). */
 export function segmentText(text: string, mode: SegmentMode = "index"): string[] {
   // Splitting on a capturing group puts the Han runs at the odd indexes.
-  return text.split(HAN_SPLIT).flatMap((chunk, index) =>
-    index % 2 === 1 ? hanTokens(chunk, mode) : [...chunk.matchAll(LATIN_WORD)].flatMap((match) => latinTokens(match[0])),
-  );
+  return text
+    .split(HAN_SPLIT)
+    .flatMap((chunk, index) =>
+      index % 2 === 1
+        ? hanTokens(chunk, mode)
+        : [...chunk.matchAll(LATIN_WORD)].flatMap((match) => latinTokens(match[0])),
+    );
 }
 
 /** A text as FTS5 column content: its tokens joined by spaces. */
 export function toIndexText(...texts: ReadonlyArray<string | readonly string[]>): string {
-  return texts.flat().map((text) => segmentText(text, "index").join(" ")).join(" ");
+  return texts
+    .flat()
+    .map((text) => segmentText(text, "index").join(" "))
+    .join(" ");
 }
 
 /** Distinct meaningful tokens of a query, stopwords dropped. */

@@ -17,7 +17,9 @@ export const serviceField = z
 /** The environment to act on; never guessed, so it is asked from the user when missing. */
 export const environmentField = z
   .enum(ENVIRONMENT_IDS)
-  .describe('Environment: "prod" (production, 生产环境) or "staging" (预发环境). Leave it out if the user did not say; the user will be asked.');
+  .describe(
+    'Environment: "prod" (production, 生产环境) or "staging" (预发环境). Leave it out if the user did not say; the user will be asked.',
+  );
 
 /** The ask-the-user entry for `environment`. */
 export const ASK_ENVIRONMENT: AskField = {

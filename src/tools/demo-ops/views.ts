@@ -81,7 +81,10 @@ export function describeServiceStatus(statuses: ReadonlyArray<readonly [string, 
 }
 
 /** "all 10 services healthy" or "1 of 10 services not healthy: payment-service (degraded)". */
-export function describeEnvironmentStatus(environment: EnvironmentId, statuses: ReadonlyArray<readonly [string, string]>): string {
+export function describeEnvironmentStatus(
+  environment: EnvironmentId,
+  statuses: ReadonlyArray<readonly [string, string]>,
+): string {
   const unhealthy = statuses.filter(([, status]) => status !== "healthy");
   if (unhealthy.length === 0) return `${environment}: all ${statuses.length} services healthy`;
   const list = unhealthy.map(([service, status]) => `${service} (${status})`).join(", ");
@@ -89,7 +92,11 @@ export function describeEnvironmentStatus(environment: EnvironmentId, statuses: 
 }
 
 /** Shapes a service for `search_resource`: status per environment, description in the query's language. */
-export function toServiceHit(service: ServiceRecord, statuses: ReadonlyArray<readonly [string, string]>, language: QueryLanguage): ResourceHit {
+export function toServiceHit(
+  service: ServiceRecord,
+  statuses: ReadonlyArray<readonly [string, string]>,
+  language: QueryLanguage,
+): ResourceHit {
   return {
     id: service.id,
     name: service.name,
@@ -103,7 +110,10 @@ export function toServiceHit(service: ServiceRecord, statuses: ReadonlyArray<rea
 }
 
 /** Shapes an environment for `search_resource`, with a health summary of its services. */
-export function toEnvironmentHit(environment: EnvironmentRecord, statuses: ReadonlyArray<readonly [string, string]>): ResourceHit {
+export function toEnvironmentHit(
+  environment: EnvironmentRecord,
+  statuses: ReadonlyArray<readonly [string, string]>,
+): ResourceHit {
   return {
     id: environment.id,
     name: environment.name,
@@ -130,7 +140,12 @@ export function toRunbookHit(doc: RunbookRecord, score: number, language: QueryL
 }
 
 /** Shapes metrics and live state for the model. */
-export function toMetricsView(service: ServiceRecord, state: ServiceStateRow, metrics: MetricsRecord, now: Date): MetricsView {
+export function toMetricsView(
+  service: ServiceRecord,
+  state: ServiceStateRow,
+  metrics: MetricsRecord,
+  now: Date,
+): MetricsView {
   const { service: _service, environment: _environment, ...measurements } = metrics;
   return {
     service: service.id,

@@ -8,8 +8,12 @@ import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";
 
 const approveAll = (events: Array<{ type: string }>) => {
-  const pause = events.find((event) => event.type === "loop_interrupt") as unknown as { calls: Array<{ callId: string; argsHash: string }> };
-  return { decisions: pause.calls.map((call) => ({ callId: call.callId, action: "approve", argsHash: call.argsHash })) };
+  const pause = events.find((event) => event.type === "loop_interrupt") as unknown as {
+    calls: Array<{ callId: string; argsHash: string }>;
+  };
+  return {
+    decisions: pause.calls.map((call) => ({ callId: call.callId, action: "approve", argsHash: call.argsHash })),
+  };
 };
 
 describe("execute_tools", () => {
@@ -30,38 +34,74 @@ describe("execute_tools", () => {
     const writes = timeline.entries.filter((entry) => entry.tool === "write_low");
     expect(writes.map((entry) => entry.event)).toEqual(["start", "end", "start", "end"]);
     expect(timeline.at("read_a", "end")).toBeLessThanOrEqual(writes[0]!.at);
-    expect(shape(messages)).toEqual(["human", "ai:write_low+read_a+write_low", "tool:write_low:ok", "tool:read_a:ok", "tool:write_low:ok", "ai"]);
+    expect(shape(messages)).toEqual([
+      "human",
+      "ai:write_low+read_a+write_low",
+      "tool:write_low:ok",
+      "tool:read_a:ok",
+      "tool:write_low:ok",
+      "ai",
+    ]);
   });
 
   it("gives every call a cancelled result when cancelled mid-batch, and the thread runs normally after", async () => {
     const harness = createHarness({
       tools: testTools({ readDelayMs: 1_000 }),
-      script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "read_b", args: { query: "y" } }]), answerMessage("after cancel")],
+      script: [
+        callsMessage([
+          { name: "read_a", args: { query: "x" } },
+          { name: "read_b", args: { query: "y" } },
+        ]),
+        answerMessage("after cancel"),
+      ],
     });
     const threadId = await harness.runtime.createThread(harness.user);
     const stream = await harness.runtime.startRun({ threadId, message: "slow", user: harness.user });
     setTimeout(() => void harness.runtime.cancelRun(threadId, harness.user), 100);
     const events = await collectEvents(stream);
-    expect(events.filter((event) => event.type === "tool_result").map((event) => (event as { errorCode?: string }).errorCode)).toEqual(["cancelled", "cancelled"]);
+    expect(
+      events
+        .filter((event) => event.type === "tool_result")
+        .map((event) => (event as { errorCode?: string }).errorCode),
+    ).toEqual(["cancelled", "cancelled"]);
     expect(events.at(-1)).toMatchObject({ stopReason: "cancelled" });
     const next = await harness.askOn(threadId, "again");
     expect(next.events.at(-1)).toMatchObject({ stopReason: "final_answer" });
-    expect(shape(next.messages)).toEqual(["human", "ai:read_a+read_b", "tool:read_a:cancelled", "tool:read_b:cancelled", "ai", "human", "ai"]);
+    expect(shape(next.messages)).toEqual([
+      "human",
+      "ai:read_a+read_b",
+      "tool:read_a:cancelled",
+      "tool:read_b:cancelled",
+      "ai",
+      "human",
+      "ai",
+    ]);
   });
 
   it("cancels a running run when the runtime closes, so it ends with a recorded stop", async () => {
-    const harness = createHarness({ tools: testTools({ readDelayMs: 5_000 }), script: [callsMessage([{ name: "read_a", args: { query: "x" } }])] });
+    const harness = createHarness({
+      tools: testTools({ readDelayMs: 5_000 }),
+      script: [callsMessage([{ name: "read_a", args: { query: "x" } }])],
+    });
     const threadId = await harness.runtime.createThread(harness.user);
     const events = collectEvents(await harness.runtime.startRun({ threadId, message: "slow", user: harness.user }));
     await new Promise((resolve) => setTimeout(resolve, 100));
     await harness.runtime.close();
     const collected = await events;
     expect(collected.at(-1)).toMatchObject({ type: "run_finished", stopReason: "cancelled" });
-    expect(shape((await harness.state(threadId)).messages)).toEqual(["human", "ai:read_a", "tool:read_a:cancelled", "ai"]);
+    expect(shape((await harness.state(threadId)).messages)).toEqual([
+      "human",
+      "ai:read_a",
+      "tool:read_a:cancelled",
+      "ai",
+    ]);
   });
 
   it("masks personal data, caps a 1 MB result and keeps the raw result by call id", async () => {
-    const harness = createHarness({ script: [callsMessage([{ name: "big", id: "big1" }]), answerMessage("ok")], options: { observationMaxChars: 2_000 } });
+    const harness = createHarness({
+      script: [callsMessage([{ name: "big", id: "big1" }]), answerMessage("ok")],
+      options: { observationMaxChars: 2_000 },
+    });
     const { threadId, messages } = await harness.ask("big");
     const content = String(messages[2]!.content);
     expect(content.length).toBeLessThanOrEqual(2_000);
@@ -77,7 +117,11 @@ describe("execute_tools", () => {
   it("times out a hanging tool, retries it once, and reports timeout", async () => {
     const harness = createHarness({ script: [callsMessage([{ name: "hang" }]), answerMessage("ok")] });
     const { messages, events } = await harness.ask("hang");
-    expect(JSON.parse(String(messages[2]!.content))).toEqual({ ok: false, errorCode: "timeout", message: "hang did not answer within 50 ms." });
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({
+      ok: false,
+      errorCode: "timeout",
+      message: "hang did not answer within 50 ms.",
+    });
     expect((messages[2] as unknown as { artifact: { attempts: number } }).artifact.attempts).toBe(2);
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer" });
   });
@@ -99,17 +143,34 @@ describe("execute_tools", () => {
         },
       });
     const harness = createHarness({
-      tools: [flaky("flaky", () => new ToolError("transient", "backend hiccup")), flaky("denied", () => new ToolError("permission_denied", "no access"))],
+      tools: [
+        flaky("flaky", () => new ToolError("transient", "backend hiccup")),
+        flaky("denied", () => new ToolError("permission_denied", "no access")),
+      ],
       script: [callsMessage([{ name: "flaky" }, { name: "denied" }]), answerMessage("ok")],
     });
     const { messages } = await harness.ask("try");
     expect(attempts).toEqual({ flaky: 2, denied: 1 });
-    expect(shape(messages)).toEqual(["human", "ai:flaky+denied", "tool:flaky:ok", "tool:denied:permission_denied", "ai"]);
+    expect(shape(messages)).toEqual([
+      "human",
+      "ai:flaky+denied",
+      "tool:flaky:ok",
+      "tool:denied:permission_denied",
+      "ai",
+    ]);
   });
 
   it("turns a result that is not JSON (a cycle, a BigInt) into an internal observation", async () => {
     const misbehaving = (name: string, value: () => unknown) =>
-      defineTool({ name, description: name, schema: z.object({}), readOnly: true, risk: "low", timeoutMs: 1_000, run: async () => value() });
+      defineTool({
+        name,
+        description: name,
+        schema: z.object({}),
+        readOnly: true,
+        risk: "low",
+        timeoutMs: 1_000,
+        run: async () => value(),
+      });
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     const harness = createHarness({
@@ -123,22 +184,36 @@ describe("execute_tools", () => {
   });
 
   it("records the run, its steps and its tool calls by thread id", async () => {
-    const harness = createHarness({ script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "explode" }]), answerMessage("ok")] });
+    const harness = createHarness({
+      script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "explode" }]), answerMessage("ok")],
+    });
     const { threadId } = await harness.ask("x");
     const records = await harness.storage.threadRecords(threadId);
     expect(records.runs).toHaveLength(1);
     expect(records.runs[0]).toMatchObject({ stop_reason: "final_answer", steps: 2, user_id: "tester" });
     expect(records.steps.map((step) => step.tool_calls)).toEqual([2, 0]);
-    expect(records.toolCalls.map((call) => [call.tool, call.outcome, call.error_code])).toEqual([["read_a", "ok", null], ["explode", "error", "internal"]]);
+    expect(records.toolCalls.map((call) => [call.tool, call.outcome, call.error_code])).toEqual([
+      ["read_a", "ok", null],
+      ["explode", "error", "internal"],
+    ]);
     const summary = await harness.storage.summary();
-    expect(summary).toMatchObject({ runs: 1, averageSteps: 2, toolCalls: 2, toolFailureRate: 0.5, stopReasons: { final_answer: 1 } });
+    expect(summary).toMatchObject({
+      runs: 1,
+      averageSteps: 2,
+      toolCalls: 2,
+      toolFailureRate: 0.5,
+      stopReasons: { final_answer: 1 },
+    });
   });
 
   it("runs an approved write exactly once per key", async () => {
     const writes: string[] = [];
     const harness = createHarness({
       tools: testTools({ writes }),
-      script: [callsMessage([{ name: "write_high", args: { target: "svc", environment: "prod" }, id: "w1" }]), answerMessage("restarted")],
+      script: [
+        callsMessage([{ name: "write_high", args: { target: "svc", environment: "prod" }, id: "w1" }]),
+        answerMessage("restarted"),
+      ],
     });
     const paused = await harness.ask("restart svc");
     await harness.resume(paused.threadId, approveAll(paused.events));

@@ -9,19 +9,33 @@ import { checkLimits } from "../../../src/graph/guard.js";
 import { checkPairing } from "../../../src/graph/pairing.js";
 import { maskSensitive } from "../../../src/execution/sanitize.js";
 
-const ai = (ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "t", args: {}, type: "tool_call" as const })) });
+const ai = (ids: string[]) =>
+  new AIMessage({
+    content: "",
+    tool_calls: ids.map((id) => ({ id, name: "t", args: {}, type: "tool_call" as const })),
+  });
 const tool = (id: string) => new ToolMessage({ tool_call_id: id, content: "{}" });
 
 describe("checkPairing", () => {
   it("reports unanswered, duplicated and orphaned call ids", () => {
-    expect(checkPairing([new HumanMessage("q"), ai(["a", "b"]), tool("a"), tool("a"), tool("z")])).toEqual({ unanswered: ["b"], duplicated: ["a"], orphaned: ["z"] });
-    expect(checkPairing([new HumanMessage("q"), ai(["a"]), tool("a")])).toEqual({ unanswered: [], duplicated: [], orphaned: [] });
+    expect(checkPairing([new HumanMessage("q"), ai(["a", "b"]), tool("a"), tool("a"), tool("z")])).toEqual({
+      unanswered: ["b"],
+      duplicated: ["a"],
+      orphaned: ["z"],
+    });
+    expect(checkPairing([new HumanMessage("q"), ai(["a"]), tool("a")])).toEqual({
+      unanswered: [],
+      duplicated: [],
+      orphaned: [],
+    });
   });
 });
 
 describe("canonical args", () => {
   it("hashes equal args equally whatever the key order", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe('{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe(
+      '{"a":{"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
     expect(argsHash({ a: 1, b: 2 })).toBe(argsHash({ b: 2, a: 1 }));
     expect(fingerprint("t", { b: 2, a: 1 })).toBe('t:{"a":1,"b":2}');
   });
@@ -29,14 +43,27 @@ describe("canonical args", () => {
 
 describe("maskSensitive", () => {
   it("masks emails, phone numbers, ID numbers, keys and tokens", () => {
-    const text = "mail ops@corp.example.com, call +86 138-1234-5678 or 13912345678, id 11010519491231002X, key sk-abcdefghijklmnopqrstuv, Authorization: Bearer abc.def.ghijklmnop, password=hunter22";
+    const text =
+      "mail ops@corp.example.com, call +86 138-1234-5678 or 13912345678, id 11010519491231002X, key sk-abcdefghijklmnopqrstuv, Authorization: Bearer abc.def.ghijklmnop, password=hunter22";
     expect(maskSensitive(text)).toBe(
       "mail [email masked], call [phone masked] or [phone masked], id [id number masked], key [key masked], Authorization: Bearer [token masked], password=[masked]",
     );
   });
 });
 
-const run = (overrides: Partial<RunInfo> = {}): RunInfo => ({ runId: "r", startedAt: 0, lastActiveAt: 0, steps: 1, failsInRow: 0, recentSteps: [], tokens: 0, costUsd: 0, language: "en", resumed: false, ...overrides });
+const run = (overrides: Partial<RunInfo> = {}): RunInfo => ({
+  runId: "r",
+  startedAt: 0,
+  lastActiveAt: 0,
+  steps: 1,
+  failsInRow: 0,
+  recentSteps: [],
+  tokens: 0,
+  costUsd: 0,
+  language: "en",
+  resumed: false,
+  ...overrides,
+});
 const options = RunOptionsSchema.parse({});
 
 describe("checkLimits", () => {
@@ -45,10 +72,14 @@ describe("checkLimits", () => {
     expect(checkLimits({ run: run({ steps: 9 }), options, now: 10 })?.reason).toBe("max_steps");
     expect(checkLimits({ run: run(), options, now: 120_001 })?.reason).toBe("timeout");
     expect(checkLimits({ run: run({ tokens: 200_001 }), options, now: 10 })?.reason).toBe("budget_exhausted");
-    expect(checkLimits({ run: run({ costUsd: 2 }), options: { ...options, costBudgetUsd: 1 }, now: 10 })?.reason).toBe("budget_exhausted");
+    expect(checkLimits({ run: run({ costUsd: 2 }), options: { ...options, costBudgetUsd: 1 }, now: 10 })?.reason).toBe(
+      "budget_exhausted",
+    );
     expect(checkLimits({ run: run({ failsInRow: 3 }), options, now: 10 })?.reason).toBe("too_many_fails");
     expect(checkLimits({ run: run({ recentSteps: ["a", "a", "a"] }), options, now: 10 })?.reason).toBe("loop_detected");
-    expect(checkLimits({ run: run({ recentSteps: ["a", "b", "a", "b"] }), options, now: 10 })?.reason).toBe("loop_detected");
+    expect(checkLimits({ run: run({ recentSteps: ["a", "b", "a", "b"] }), options, now: 10 })?.reason).toBe(
+      "loop_detected",
+    );
     expect(checkLimits({ run: run({ recentSteps: ["a", "b", "a", "c"] }), options, now: 10 })).toBeNull();
   });
 
@@ -58,8 +89,17 @@ describe("checkLimits", () => {
   });
 });
 
-const planned = (status: PlannedCall["status"]): PlannedCall => ({ callId: "c", tool: "t", args: {}, argsHash: "h", status, readOnly: true, risk: "low" });
-const state = (partial: Partial<AgentStateType>) => ({ messages: [], run: null, batch: null, stop: null, ...partial }) as AgentStateType;
+const planned = (status: PlannedCall["status"]): PlannedCall => ({
+  callId: "c",
+  tool: "t",
+  args: {},
+  argsHash: "h",
+  status,
+  readOnly: true,
+  risk: "low",
+});
+const state = (partial: Partial<AgentStateType>) =>
+  ({ messages: [], run: null, batch: null, stop: null, ...partial }) as AgentStateType;
 
 describe("routing", () => {
   it("routes after each node as the graph of design §1", () => {
@@ -69,9 +109,17 @@ describe("routing", () => {
     expect(routeAfterGuard(state({ stop: { reason: "max_steps", detail: "" } }))).toBe("finish_run");
     expect(routeAfterGuard(state({}))).toBe("validate_calls");
     expect(routeAfterValidate(state({ batch: { step: 1, calls: [planned("needs_approval")] } }))).toBe("review_calls");
-    expect(routeAfterValidate(state({ batch: { step: 1, calls: [planned("needs_approval"), planned("ready")] } }))).toBe("execute_tools");
-    expect(routeAfterExecute(state({ batch: { step: 1, calls: [planned("done"), planned("needs_params")] } }))).toBe("review_calls");
+    expect(
+      routeAfterValidate(state({ batch: { step: 1, calls: [planned("needs_approval"), planned("ready")] } })),
+    ).toBe("execute_tools");
+    expect(routeAfterExecute(state({ batch: { step: 1, calls: [planned("done"), planned("needs_params")] } }))).toBe(
+      "review_calls",
+    );
     expect(routeAfterExecute(state({ batch: { step: 1, calls: [planned("done")] } }))).toBe("call_model");
-    expect(routeAfterExecute(state({ stop: { reason: "cancelled", detail: "" }, batch: { step: 1, calls: [planned("needs_params")] } }))).toBe("finish_run");
+    expect(
+      routeAfterExecute(
+        state({ stop: { reason: "cancelled", detail: "" }, batch: { step: 1, calls: [planned("needs_params")] } }),
+      ),
+    ).toBe("finish_run");
   });
 });

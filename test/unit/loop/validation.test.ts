@@ -12,19 +12,33 @@ describe("validate_calls", () => {
       ],
     });
     const { messages, events } = await harness.ask("look up payments");
-    expect(shape(messages)).toEqual(["human", "ai:read_a", "tool:read_a:invalid_args", "ai:read_a", "tool:read_a:ok", "ai"]);
-    expect(JSON.parse(String(messages[2]!.content))).toEqual({ ok: false, errorCode: "invalid_args", message: "Invalid arguments for read_a: query: Invalid input: expected string, received undefined." });
+    expect(shape(messages)).toEqual([
+      "human",
+      "ai:read_a",
+      "tool:read_a:invalid_args",
+      "ai:read_a",
+      "tool:read_a:ok",
+      "ai",
+    ]);
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({
+      ok: false,
+      errorCode: "invalid_args",
+      message: "Invalid arguments for read_a: query: Invalid input: expected string, received undefined.",
+    });
     expect(harness.model.calls[1]!.messages.at(-1)!.content).toContain("invalid_args");
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer", steps: 3 });
   });
 
   it("answers an unknown tool name with the list of real tools", async () => {
-    const harness = createHarness({ script: [callsMessage([{ name: "read_c", args: { query: "x" } }]), answerMessage("ok")] });
+    const harness = createHarness({
+      script: [callsMessage([{ name: "read_c", args: { query: "x" } }]), answerMessage("ok")],
+    });
     const { messages } = await harness.ask("x");
     expect(JSON.parse(String(messages[2]!.content))).toEqual({
       ok: false,
       errorCode: "unknown_tool",
-      message: 'There is no tool named "read_c". Available tools: read_a, read_b, write_low, write_high, explode, hang, missing, ask_midway, change_with_ticket, big.',
+      message:
+        'There is no tool named "read_c". Available tools: read_a, read_b, write_low, write_high, explode, hang, missing, ask_midway, change_with_ticket, big.',
     });
   });
 
@@ -36,13 +50,23 @@ describe("validate_calls", () => {
       script: [callsMessage([{ name: "write_low", args: { target: "db", environment: "prod" } }]), answerMessage("ok")],
     });
     const { messages } = await harness.ask("change db");
-    expect(JSON.parse(String(messages[2]!.content))).toEqual({ ok: false, errorCode: "permission_denied", message: "Your role (viewer) is not allowed to use write_low." });
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({
+      ok: false,
+      errorCode: "permission_denied",
+      message: "Your role (viewer) is not allowed to use write_low.",
+    });
     expect(writes).toEqual([]);
   });
 
   it("skips calls to other tools in serial step mode and says which tool is allowed", async () => {
     const harness = createHarness({
-      script: [callsMessage([{ name: "read_a", args: { query: "x" } }, { name: "read_b", args: { query: "y" } }]), answerMessage("ok")],
+      script: [
+        callsMessage([
+          { name: "read_a", args: { query: "x" } },
+          { name: "read_b", args: { query: "y" } },
+        ]),
+        answerMessage("ok"),
+      ],
       options: { stepTools: ["read_a"] },
     });
     const { messages } = await harness.ask("x");
@@ -55,7 +79,13 @@ describe("validate_calls", () => {
     const { AIMessage } = await import("@langchain/core/messages");
     const harness = createHarness({
       script: [
-        new AIMessage({ content: "", tool_calls: [], invalid_tool_calls: [{ id: "bad1", name: "read_a", args: "{query:", error: "Unexpected token", type: "invalid_tool_call" }] }),
+        new AIMessage({
+          content: "",
+          tool_calls: [],
+          invalid_tool_calls: [
+            { id: "bad1", name: "read_a", args: "{query:", error: "Unexpected token", type: "invalid_tool_call" },
+          ],
+        }),
         answerMessage("ok"),
       ],
     });
@@ -70,7 +100,20 @@ describe("a run abandoned outside the runtime", () => {
     const { AIMessage, HumanMessage } = await import("@langchain/core/messages");
     const harness = createHarness({ script: [answerMessage("Fresh answer.")] });
     const config = { configurable: { thread_id: "abandoned" } };
-    await harness.graph.updateState(config, { messages: [new HumanMessage({ id: "h1", content: "first" }), new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "read_a", args: { query: "x" }, type: "tool_call" }] })] }, "finish_run");
+    await harness.graph.updateState(
+      config,
+      {
+        messages: [
+          new HumanMessage({ id: "h1", content: "first" }),
+          new AIMessage({
+            id: "a1",
+            content: "",
+            tool_calls: [{ id: "c1", name: "read_a", args: { query: "x" }, type: "tool_call" }],
+          }),
+        ],
+      },
+      "finish_run",
+    );
     await harness.graph.invoke({ messages: [new HumanMessage({ id: "h2", content: "second" })] }, config);
     const { messages } = await harness.state("abandoned");
     expect(shape(messages)).toEqual(["human", "ai:read_a", "tool:read_a:cancelled", "human", "ai"]);

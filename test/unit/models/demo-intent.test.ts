@@ -3,12 +3,21 @@ import { detectIntent } from "../../../src/models/demo/intent.js";
 
 describe("detectIntent", () => {
   it.each([
-    ["看看支付服务最近报错，顺便对照一下文档里的处理建议", { kind: "investigate", language: "zh", serviceQuery: "支付", wantsDocs: true, environment: undefined }],
-    ["Check the payment service's recent errors and compare them with the handling advice in the runbooks", { kind: "investigate", language: "en", serviceQuery: "payment", wantsDocs: true }],
+    [
+      "看看支付服务最近报错，顺便对照一下文档里的处理建议",
+      { kind: "investigate", language: "zh", serviceQuery: "支付", wantsDocs: true, environment: undefined },
+    ],
+    [
+      "Check the payment service's recent errors and compare them with the handling advice in the runbooks",
+      { kind: "investigate", language: "en", serviceQuery: "payment", wantsDocs: true },
+    ],
     ["重启支付服务", { kind: "restart", serviceQuery: "支付", environment: undefined }],
     ["帮我重启一下线上的订单服务", { kind: "restart", serviceQuery: "订单", environment: "prod" }],
     ["restart the payment service in staging", { kind: "restart", serviceQuery: "payment", environment: "staging" }],
-    ["roll back checkout-api to v1.4.2 in prod", { kind: "rollback", serviceQuery: "checkout-api", environment: "prod", toVersion: "v1.4.2" }],
+    [
+      "roll back checkout-api to v1.4.2 in prod",
+      { kind: "rollback", serviceQuery: "checkout-api", environment: "prod", toVersion: "v1.4.2" },
+    ],
     ["支付服务的指标怎么样", { kind: "metrics", serviceQuery: "支付" }],
     ["What does the runbook say about PAY_GATEWAY_TIMEOUT?", { kind: "docs", docsQuery: "PAY_GATEWAY_TIMEOUT" }],
     ["你好", { kind: "greeting", language: "zh" }],

@@ -66,14 +66,35 @@ describe("loadEnv", () => {
   it.each([
     [{ PORT: "http" }, "Invalid environment: PORT must be an integer from 0 to 65535."],
     [{ PORT: "70000" }, "Invalid environment: PORT must be an integer from 0 to 65535."],
-    [{ OPSPILOT_MODEL_TIMEOUT_MS: "5" }, "Invalid environment: OPSPILOT_MODEL_TIMEOUT_MS must be an integer from 1000 to 600000."],
-    [{ OPSPILOT_MODEL_MAX_RETRIES: "1.5" }, "Invalid environment: OPSPILOT_MODEL_MAX_RETRIES must be an integer from 0 to 10."],
-    [{ OPENAI_BASE_URL: "api.openai.com" }, "Invalid environment: OPENAI_BASE_URL must be an http(s) URL such as https://api.openai.com/v1."],
+    [
+      { OPSPILOT_MODEL_TIMEOUT_MS: "5" },
+      "Invalid environment: OPSPILOT_MODEL_TIMEOUT_MS must be an integer from 1000 to 600000.",
+    ],
+    [
+      { OPSPILOT_MODEL_MAX_RETRIES: "1.5" },
+      "Invalid environment: OPSPILOT_MODEL_MAX_RETRIES must be an integer from 0 to 10.",
+    ],
+    [
+      { OPENAI_BASE_URL: "api.openai.com" },
+      "Invalid environment: OPENAI_BASE_URL must be an http(s) URL such as https://api.openai.com/v1.",
+    ],
     [{ DATABASE_URL: "mysql://x" }, "Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL."],
-    [{ OPSPILOT_LOG_LEVEL: "verbose" }, "Invalid environment: OPSPILOT_LOG_LEVEL must be one of debug, info, warn, error, silent."],
-    [{ OPSPILOT_API_TOKENS: "short=alice:admin" }, "Invalid environment: OPSPILOT_API_TOKENS entry 1 must look like token=user:role (token at least 8 characters, no spaces, '=' or ',')."],
-    [{ OPSPILOT_API_TOKENS: "alice-token-1=alice:root" }, 'Invalid environment: OPSPILOT_API_TOKENS entry 1 role "root" is not one of viewer, operator, admin.'],
-    [{ OPSPILOT_API_TOKENS: "alice-token-1=alice:admin,alice-token-1=bob:viewer" }, "Invalid environment: OPSPILOT_API_TOKENS entry 2 repeats a token already listed."],
+    [
+      { OPSPILOT_LOG_LEVEL: "verbose" },
+      "Invalid environment: OPSPILOT_LOG_LEVEL must be one of debug, info, warn, error, silent.",
+    ],
+    [
+      { OPSPILOT_API_TOKENS: "short=alice:admin" },
+      "Invalid environment: OPSPILOT_API_TOKENS entry 1 must look like token=user:role (token at least 8 characters, no spaces, '=' or ',').",
+    ],
+    [
+      { OPSPILOT_API_TOKENS: "alice-token-1=alice:root" },
+      'Invalid environment: OPSPILOT_API_TOKENS entry 1 role "root" is not one of viewer, operator, admin.',
+    ],
+    [
+      { OPSPILOT_API_TOKENS: "alice-token-1=alice:admin,alice-token-1=bob:viewer" },
+      "Invalid environment: OPSPILOT_API_TOKENS entry 2 repeats a token already listed.",
+    ],
   ])("rejects %o with one clear line", (env, message) => {
     const error = configError(env);
     expect(error.message).toBe(message);

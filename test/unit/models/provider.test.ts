@@ -2,9 +2,19 @@ import { describe, expect, it } from "vitest";
 import { ChatOpenAI } from "@langchain/openai";
 import { ConfigError } from "../../../src/contracts/errors.js";
 import { DemoChatModel } from "../../../src/models/demo-model.js";
-import { createChatModel, describeModel, isLoopback, parseModelSpec, type ModelSettings } from "../../../src/models/provider.js";
+import {
+  createChatModel,
+  describeModel,
+  isLoopback,
+  parseModelSpec,
+  type ModelSettings,
+} from "../../../src/models/provider.js";
 
-const base: ModelSettings = { OPSPILOT_MODEL: "demo", OPSPILOT_MODEL_TIMEOUT_MS: 60_000, OPSPILOT_MODEL_MAX_RETRIES: 2 };
+const base: ModelSettings = {
+  OPSPILOT_MODEL: "demo",
+  OPSPILOT_MODEL_TIMEOUT_MS: 60_000,
+  OPSPILOT_MODEL_MAX_RETRIES: 2,
+};
 
 describe("createChatModel", () => {
   it("builds the offline demo model by default", () => {
@@ -14,7 +24,14 @@ describe("createChatModel", () => {
   });
 
   it("builds a ChatOpenAI for openai:<model> with the key, base URL, timeout and retries", () => {
-    const settings = { ...base, OPSPILOT_MODEL: "openai:qwen-plus", OPENAI_API_KEY: "sk-123", OPENAI_BASE_URL: "https://dashscope.aliyuncs.com/compatible-mode/v1/", OPSPILOT_MODEL_TIMEOUT_MS: 15_000, OPSPILOT_MODEL_MAX_RETRIES: 4 };
+    const settings = {
+      ...base,
+      OPSPILOT_MODEL: "openai:qwen-plus",
+      OPENAI_API_KEY: "sk-123",
+      OPENAI_BASE_URL: "https://dashscope.aliyuncs.com/compatible-mode/v1/",
+      OPSPILOT_MODEL_TIMEOUT_MS: 15_000,
+      OPSPILOT_MODEL_MAX_RETRIES: 4,
+    };
     const model = createChatModel(settings) as ChatOpenAI;
     expect(model).toBeInstanceOf(ChatOpenAI);
     expect(model.model).toBe("qwen-plus");
@@ -27,11 +44,20 @@ describe("createChatModel", () => {
 
   it("defaults the base URL to OpenAI's and never reads OPENAI_BASE_URL from the process", () => {
     const spec = parseModelSpec({ OPSPILOT_MODEL: "openai:gpt-4o-mini", OPENAI_API_KEY: "sk-1" });
-    expect(spec).toEqual({ provider: "openai", model: "gpt-4o-mini", baseURL: "https://api.openai.com/v1", apiKey: "sk-1" });
+    expect(spec).toEqual({
+      provider: "openai",
+      model: "gpt-4o-mini",
+      baseURL: "https://api.openai.com/v1",
+      apiKey: "sk-1",
+    });
   });
 
   it("accepts a missing key for a loopback endpoint such as Ollama", () => {
-    const model = createChatModel({ ...base, OPSPILOT_MODEL: "openai:llama3.1", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }) as ChatOpenAI;
+    const model = createChatModel({
+      ...base,
+      OPSPILOT_MODEL: "openai:llama3.1",
+      OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
+    }) as ChatOpenAI;
     expect(model.apiKey).toBe("not-needed");
     expect(isLoopback(new URL("http://localhost:8000/v1"))).toBe(true);
     expect(isLoopback(new URL("http://[::1]:8000/v1"))).toBe(true);
@@ -39,13 +65,41 @@ describe("createChatModel", () => {
   });
 
   it.each([
-    ["anthropic:claude", {}, 'OPSPILOT_MODEL "anthropic:claude" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).'],
-    ["gpt-4o", {}, 'OPSPILOT_MODEL "gpt-4o" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).'],
-    ["openai:", {}, 'OPSPILOT_MODEL "openai:" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).'],
-    ["openai:gpt-4o-mini", {}, "OPENAI_API_KEY is required for https://api.openai.com; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama)."],
-    ["openai:deepseek-chat", { OPENAI_BASE_URL: "https://api.deepseek.com/v1" }, "OPENAI_API_KEY is required for https://api.deepseek.com; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama)."],
-    ["openai:gpt-4o-mini", { OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "not a url" }, "OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1)."],
-    ["openai:gpt-4o-mini", { OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "ftp://models.local/v1" }, "OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1)."],
+    [
+      "anthropic:claude",
+      {},
+      'OPSPILOT_MODEL "anthropic:claude" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).',
+    ],
+    [
+      "gpt-4o",
+      {},
+      'OPSPILOT_MODEL "gpt-4o" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).',
+    ],
+    [
+      "openai:",
+      {},
+      'OPSPILOT_MODEL "openai:" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).',
+    ],
+    [
+      "openai:gpt-4o-mini",
+      {},
+      "OPENAI_API_KEY is required for https://api.openai.com; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama).",
+    ],
+    [
+      "openai:deepseek-chat",
+      { OPENAI_BASE_URL: "https://api.deepseek.com/v1" },
+      "OPENAI_API_KEY is required for https://api.deepseek.com; set it, or point OPENAI_BASE_URL at a local endpoint such as http://127.0.0.1:11434/v1 (Ollama).",
+    ],
+    [
+      "openai:gpt-4o-mini",
+      { OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "not a url" },
+      "OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1).",
+    ],
+    [
+      "openai:gpt-4o-mini",
+      { OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "ftp://models.local/v1" },
+      "OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1).",
+    ],
   ])("refuses OPSPILOT_MODEL=%s %o with one ConfigError line", (model, extra, message) => {
     const build = () => createChatModel({ ...base, OPSPILOT_MODEL: model, ...extra });
     expect(build).toThrow(ConfigError);

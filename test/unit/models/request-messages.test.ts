@@ -15,12 +15,16 @@ const mixed = new AIMessage({
 
 describe("toRequestMessages", () => {
   it("shows the converter of @langchain/openai 1.5.8 drops invalid calls next to valid ones", () => {
-    const [assistant] = convertMessagesToCompletionsMessageParams({ messages: [mixed] }) as Array<{ tool_calls?: Array<{ id: string }> }>;
+    const [assistant] = convertMessagesToCompletionsMessageParams({ messages: [mixed] }) as Array<{
+      tool_calls?: Array<{ id: string }>;
+    }>;
     expect(assistant!.tool_calls?.map((call) => call.id)).toEqual(["call_ok"]);
   });
 
   it("sends every invalid call as a call with {} arguments, keeping its id", () => {
-    const [assistant] = convertMessagesToCompletionsMessageParams({ messages: toRequestMessages([mixed]) }) as Array<{ tool_calls?: unknown[] }>;
+    const [assistant] = convertMessagesToCompletionsMessageParams({ messages: toRequestMessages([mixed]) }) as Array<{
+      tool_calls?: unknown[];
+    }>;
     expect(assistant!.tool_calls).toEqual([
       { id: "call_ok", type: "function", function: { name: "search_docs", arguments: '{"query":"x"}' } },
       { id: "call_bad", type: "function", function: { name: "search_logs", arguments: "{}" } },

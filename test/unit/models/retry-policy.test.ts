@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { modelRetryPolicy } from "../../../src/models/retry-policy.js";
 
-const httpError = (status: number, extra: Record<string, unknown> = {}) => Object.assign(new Error(`${status} error`), { status, ...extra });
+const httpError = (status: number, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(`${status} error`), { status, ...extra });
 
 describe("modelRetryPolicy", () => {
   it.each([429, 500, 502, 503, 504, 408])("retries HTTP %i", (status) => {
@@ -13,7 +14,9 @@ describe("modelRetryPolicy", () => {
   });
 
   it("retries timeouts and network errors", () => {
-    expect(() => modelRetryPolicy(Object.assign(new Error("Request timed out."), { name: "TimeoutError" }))).not.toThrow();
+    expect(() =>
+      modelRetryPolicy(Object.assign(new Error("Request timed out."), { name: "TimeoutError" })),
+    ).not.toThrow();
     expect(() => modelRetryPolicy(new Error("Connection error."))).not.toThrow();
   });
 
@@ -33,6 +36,10 @@ describe("modelRetryPolicy", () => {
 
   it("gives up on an exhausted quota", () => {
     expect(() => modelRetryPolicy(httpError(429, { code: "insufficient_quota" }))).toThrow();
-    expect(() => modelRetryPolicy(Object.assign(httpError(429), { message: "You exceeded your current quota, check your billing details" }))).toThrow();
+    expect(() =>
+      modelRetryPolicy(
+        Object.assign(httpError(429), { message: "You exceeded your current quota, check your billing details" }),
+      ),
+    ).toThrow();
   });
 });

@@ -5,12 +5,17 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { describe, expect, it } from "vitest";
 import { ChannelSqliteSaver } from "../../../src/storage/sqlite-checkpointer.js";
 
-const State = Annotation.Root({ ...MessagesAnnotation.spec, counter: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }) });
+const State = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  counter: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),
+});
 
 /** A graph whose second node writes only the small channel. */
 function graph(saver: SqliteSaver) {
   return new StateGraph(State)
-    .addNode("talk", (state) => ({ messages: [new HumanMessage({ id: `m${state.messages.length}`, content: "x".repeat(2_000) })] }))
+    .addNode("talk", (state) => ({
+      messages: [new HumanMessage({ id: `m${state.messages.length}`, content: "x".repeat(2_000) })],
+    }))
     .addNode("count", (state) => ({ counter: state.counter + 1 }))
     .addEdge("__start__", "talk")
     .addEdge("talk", "count")
@@ -33,7 +38,9 @@ describe("ChannelSqliteSaver", () => {
     for await (const snapshot of app.getStateHistory(config)) history.push(snapshot.values.counter ?? 0);
     expect(history).toEqual([2, 1, 1, 1, 1, 0, 0, 0]);
     // messages: one blob per version (two inputs, two replies); the "count" steps stored no messages.
-    const blobs = db.prepare("SELECT channel, COUNT(*) AS n FROM opspilot_checkpoint_blobs WHERE thread_id = 't1' GROUP BY channel").all() as Array<{ channel: string; n: number }>;
+    const blobs = db
+      .prepare("SELECT channel, COUNT(*) AS n FROM opspilot_checkpoint_blobs WHERE thread_id = 't1' GROUP BY channel")
+      .all() as Array<{ channel: string; n: number }>;
     expect(Object.fromEntries(blobs.map((row) => [row.channel, row.n]))).toMatchObject({ messages: 4, counter: 2 });
   });
 

@@ -21,7 +21,9 @@ describe("get_service_metrics", () => {
   });
 
   it("throws not_found for a service that does not exist", async () => {
-    await expect(runTool(makeStore(), "get_service_metrics", { service: "billing-mainframe", environment: "prod" })).rejects.toMatchObject({
+    await expect(
+      runTool(makeStore(), "get_service_metrics", { service: "billing-mainframe", environment: "prod" }),
+    ).rejects.toMatchObject({
       errorCode: "not_found",
     });
   });

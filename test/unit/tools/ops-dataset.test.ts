@@ -19,12 +19,15 @@ describe("the embedded demo dataset", () => {
         expect(index).toBeGreaterThanOrEqual(0);
         expect(deployment.previousVersion).toBe(service.releases[index - 1] ?? null);
       }
-      for (const dependency of service.dependencies) expect(SERVICES.map((candidate) => candidate.id)).toContain(dependency);
+      for (const dependency of service.dependencies)
+        expect(SERVICES.map((candidate) => candidate.id)).toContain(dependency);
     }
   });
 
   it("numbers runbooks RB-001 to RB-018, each with bilingual titles and concrete steps", () => {
-    expect(RUNBOOKS.map((doc) => doc.id)).toEqual(Array.from({ length: 18 }, (_, index) => `RB-${String(index + 1).padStart(3, "0")}`));
+    expect(RUNBOOKS.map((doc) => doc.id)).toEqual(
+      Array.from({ length: 18 }, (_, index) => `RB-${String(index + 1).padStart(3, "0")}`),
+    );
     for (const doc of RUNBOOKS) {
       expect(doc.titleZh).toMatch(/\p{Script=Han}/u);
       expect(doc.advice.length).toBeGreaterThanOrEqual(2);

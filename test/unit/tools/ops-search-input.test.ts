@@ -7,13 +7,30 @@ describe("ops search input", () => {
     const store = makeStore();
     const text = fc.oneof(
       fc.string({ unit: "binary", maxLength: 40 }),
-      fc.constantFrom('"', "NEAR(", "a OR", "*", "col:", "AND NOT", "支付\"服务", "-", "^x", "'; DROP TABLE ops_logs; --"),
+      fc.constantFrom(
+        '"',
+        "NEAR(",
+        "a OR",
+        "*",
+        "col:",
+        "AND NOT",
+        '支付"服务',
+        "-",
+        "^x",
+        "'; DROP TABLE ops_logs; --",
+      ),
     );
     fc.assert(
       fc.property(text, (query) => {
         expect(Array.isArray(store.searchDocs(query))).toBe(true);
         expect(Array.isArray(store.searchResources(query))).toBe(true);
-        const logs = store.searchLogs({ service: "payment-service", environment: "prod", sinceHours: 24, limit: 1, query });
+        const logs = store.searchLogs({
+          service: "payment-service",
+          environment: "prod",
+          sinceHours: 24,
+          limit: 1,
+          query,
+        });
         expect(logs.total).toBeGreaterThanOrEqual(0);
       }),
       { numRuns: 300 },

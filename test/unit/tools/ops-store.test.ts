@@ -22,7 +22,11 @@ describe("OpsStore", () => {
   it("creates only ops_-prefixed tables", () => {
     const db = new Database(":memory:");
     makeStore(db);
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ops\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all();
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ops\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+      )
+      .all();
     expect(tables).toEqual([]);
   });
 
@@ -38,12 +42,22 @@ describe("OpsStore", () => {
   it("keeps restarts across processes that share the database file", async () => {
     const file = tempFile();
     const first = new Database(file);
-    await runTool(makeStore(first), "restart_service", { service: "payment-service", environment: "prod" }, makeContext({ callId: "call-9" }));
+    await runTool(
+      makeStore(first),
+      "restart_service",
+      { service: "payment-service", environment: "prod" },
+      makeContext({ callId: "call-9" }),
+    );
     first.close();
 
     const second = new Database(file);
     const store = makeStore(second);
-    const again = await runTool(store, "restart_service", { service: "payment-service", environment: "prod" }, makeContext({ callId: "call-9" }));
+    const again = await runTool(
+      store,
+      "restart_service",
+      { service: "payment-service", environment: "prod" },
+      makeContext({ callId: "call-9" }),
+    );
     expect(again).toMatchObject({ restartCount: 1 });
     expect(store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
     expect(store.getMetrics("payment-service", "prod")).toMatchObject({ status: "recovering", restartCount: 1 });
@@ -52,7 +66,12 @@ describe("OpsStore", () => {
 
   it("lists recorded actions with the result each returned", async () => {
     const store = makeStore();
-    const result = await runTool(store, "restart_service", { service: "api-gateway", environment: "staging" }, makeContext({ callId: "call-3" }));
+    const result = await runTool(
+      store,
+      "restart_service",
+      { service: "api-gateway", environment: "staging" },
+      makeContext({ callId: "call-3" }),
+    );
     expect(store.listActions()).toEqual([
       {
         id: 1,
@@ -70,7 +89,9 @@ describe("OpsStore", () => {
     const store = makeStore();
     const context = makeContext({ callId: "call-4" });
     await runTool(store, "restart_service", { service: "payment-service", environment: "prod" }, context);
-    await expect(runTool(store, "rollback_deploy", { service: "payment-service", environment: "prod" }, context)).rejects.toMatchObject({
+    await expect(
+      runTool(store, "rollback_deploy", { service: "payment-service", environment: "prod" }, context),
+    ).rejects.toMatchObject({
       errorCode: "internal",
     });
     expect(store.countActions()).toBe(1);

@@ -8,7 +8,15 @@ describe("ops text segmentation", () => {
   });
 
   it("keeps error codes whole and also split into their parts", () => {
-    expect(segmentText("PAY-5031 DB_POOL_EXHAUSTED")).toEqual(["pay5031", "pay", "5031", "dbpoolexhausted", "db", "pool", "exhausted"]);
+    expect(segmentText("PAY-5031 DB_POOL_EXHAUSTED")).toEqual([
+      "pay5031",
+      "pay",
+      "5031",
+      "dbpoolexhausted",
+      "db",
+      "pool",
+      "exhausted",
+    ]);
   });
 
   it("handles mixed scripts and drops stopwords from queries", () => {

@@ -51,7 +51,9 @@ describe("restart_service", () => {
     const store = makeStore();
     const controller = new AbortController();
     controller.abort();
-    await expect(runTool(store, "restart_service", RESTART, makeContext({ signal: controller.signal }))).rejects.toMatchObject({
+    await expect(
+      runTool(store, "restart_service", RESTART, makeContext({ signal: controller.signal })),
+    ).rejects.toMatchObject({
       errorCode: "cancelled",
     });
     expect(store.countActions()).toBe(0);
@@ -59,7 +61,12 @@ describe("restart_service", () => {
 
   it("is a high-risk write for operators and admins that asks for the environment", () => {
     const tool = demoTools(makeStore()).get("restart_service")!;
-    expect([tool.readOnly, tool.risk, tool.roles, tool.timeoutMs]).toEqual([false, "high", ["operator", "admin"], 10_000]);
+    expect([tool.readOnly, tool.risk, tool.roles, tool.timeoutMs]).toEqual([
+      false,
+      "high",
+      ["operator", "admin"],
+      10_000,
+    ]);
     expect(Object.keys(tool.askUser ?? {})).toEqual(["environment"]);
   });
 });

@@ -22,7 +22,12 @@ describe("rollback_deploy", () => {
     const store = makeStore();
     const context = makeContext({ callId: "call-rb" });
     const first = await runTool(store, "rollback_deploy", { service: "payment-service", environment: "prod" }, context);
-    const second = await runTool(store, "rollback_deploy", { service: "payment-service", environment: "prod" }, context);
+    const second = await runTool(
+      store,
+      "rollback_deploy",
+      { service: "payment-service", environment: "prod" },
+      context,
+    );
     expect(second).toEqual(first);
     expect(store.countActions({ action: "rollback" })).toBe(1);
     expect(store.getMetrics("payment-service", "prod").version).toBe("3.8.1");
@@ -30,17 +35,26 @@ describe("rollback_deploy", () => {
 
   it("rolls back to a named earlier release", async () => {
     const store = makeStore();
-    const result = await runTool(store, "rollback_deploy", { service: "payment-service", environment: "prod", toVersion: "3.7.4" });
+    const result = await runTool(store, "rollback_deploy", {
+      service: "payment-service",
+      environment: "prod",
+      toVersion: "3.7.4",
+    });
     expect(result).toMatchObject({ fromVersion: "3.8.2", toVersion: "3.7.4" });
     expect(store.getMetrics("payment-service", "prod").previousVersion).toBeNull();
   });
 
   it("refuses a version that is not an earlier release and records nothing", async () => {
     const store = makeStore();
-    const attempt = runTool(store, "rollback_deploy", { service: "payment-service", environment: "prod", toVersion: "3.9.0-rc.1" });
+    const attempt = runTool(store, "rollback_deploy", {
+      service: "payment-service",
+      environment: "prod",
+      toVersion: "3.9.0-rc.1",
+    });
     await expect(attempt).rejects.toMatchObject({
       errorCode: "invalid_args",
-      message: "3.9.0-rc.1 is not an earlier release of payment-service (running 3.8.2; earlier releases: 3.7.4, 3.8.0, 3.8.1).",
+      message:
+        "3.9.0-rc.1 is not an earlier release of payment-service (running 3.8.2; earlier releases: 3.7.4, 3.8.0, 3.8.1).",
     });
     expect(store.countActions()).toBe(0);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { makeStore, runTool } from "./helpers.js";
 
-type DocsResult = { query: string; results: Array<{ id: string; title: string; errorCodes: string[]; advice: string[] }> };
+type DocsResult = {
+  query: string;
+  results: Array<{ id: string; title: string; errorCodes: string[]; advice: string[] }>;
+};
 
 describe("search_docs", () => {
   it("ranks the payment errors runbook RB-003 first for a Chinese question", async () => {
@@ -15,7 +18,9 @@ describe("search_docs", () => {
   it("ranks RB-003 first for an English question and answers in English", async () => {
     const result = (await runTool(makeStore(), "search_docs", { query: "payment service errors" })) as DocsResult;
     expect(result.results[0].id).toBe("RB-003");
-    expect(result.results[0].title).toBe("Payment service errors: upstream bank gateway timeout and DB pool exhaustion");
+    expect(result.results[0].title).toBe(
+      "Payment service errors: upstream bank gateway timeout and DB pool exhaustion",
+    );
     expect(result.results[0].errorCodes).toEqual(["PAY-5031", "DB_POOL_EXHAUSTED", "UPSTREAM_RETRY"]);
     expect(result.results[0].advice).toHaveLength(6);
     expect(result.results[0].advice[2]).toBe(

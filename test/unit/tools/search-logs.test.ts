@@ -12,7 +12,11 @@ type LogsResult = {
 
 describe("search_logs", () => {
   it("resolves 支付服务 to payment-service and counts the prod errors per code exactly", async () => {
-    const result = (await runTool(makeStore(), "search_logs", { service: "支付服务", environment: "prod", level: "ERROR" })) as LogsResult;
+    const result = (await runTool(makeStore(), "search_logs", {
+      service: "支付服务",
+      environment: "prod",
+      level: "ERROR",
+    })) as LogsResult;
     expect(result.service).toBe("payment-service");
     expect(result.environment).toBe("prod");
     expect(result.total).toBe(33);
@@ -30,7 +34,11 @@ describe("search_logs", () => {
   });
 
   it("counts every level of payment-service in prod over the last 24 hours", async () => {
-    const result = (await runTool(makeStore(), "search_logs", { service: "payment-service", environment: "prod", limit: 5 })) as LogsResult;
+    const result = (await runTool(makeStore(), "search_logs", {
+      service: "payment-service",
+      environment: "prod",
+      limit: 5,
+    })) as LogsResult;
     expect(result.total).toBe(68);
     expect(result.byCode.map(({ code, level, count }) => [code, level, count])).toEqual([
       ["PAY-5031", "ERROR", 24],
@@ -43,14 +51,26 @@ describe("search_logs", () => {
 
   it("filters lines by a Chinese or English word, matching the meaning of their error code", async () => {
     const store = makeStore();
-    const chinese = (await runTool(store, "search_logs", { service: "payment", environment: "prod", query: "超时" })) as LogsResult;
-    const english = (await runTool(store, "search_logs", { service: "Payment Service", environment: "prod", query: "timeout" })) as LogsResult;
+    const chinese = (await runTool(store, "search_logs", {
+      service: "payment",
+      environment: "prod",
+      query: "超时",
+    })) as LogsResult;
+    const english = (await runTool(store, "search_logs", {
+      service: "Payment Service",
+      environment: "prod",
+      query: "timeout",
+    })) as LogsResult;
     expect(chinese.total).toBe(24);
     expect(english.total).toBe(24);
   });
 
   it("treats 报错 in a query as the ERROR level", async () => {
-    const result = (await runTool(makeStore(), "search_logs", { service: "支付服务", environment: "prod", query: "报错" })) as LogsResult;
+    const result = (await runTool(makeStore(), "search_logs", {
+      service: "支付服务",
+      environment: "prod",
+      query: "报错",
+    })) as LogsResult;
     expect(result.total).toBe(33);
   });
 
@@ -68,7 +88,11 @@ describe("search_logs", () => {
   });
 
   it("returns zero lines, not an error, when nothing matches", async () => {
-    const result = (await runTool(makeStore(), "search_logs", { service: "coupon-service", environment: "prod", level: "ERROR" })) as LogsResult;
+    const result = (await runTool(makeStore(), "search_logs", {
+      service: "coupon-service",
+      environment: "prod",
+      level: "ERROR",
+    })) as LogsResult;
     expect(result).toMatchObject({ service: "coupon-service", environment: "prod", total: 0, byCode: [], lines: [] });
   });
 
@@ -84,7 +108,10 @@ describe("search_logs", () => {
   it("asks the user for the environment while keeping it required in the schema", () => {
     const tool = demoTools(makeStore()).get("search_logs")!;
     expect(tool.askUser).toEqual({
-      environment: { description: "Which environment? prod (production / 生产环境) or staging (预发环境)", enum: ["prod", "staging"] },
+      environment: {
+        description: "Which environment? prod (production / 生产环境) or staging (预发环境)",
+        enum: ["prod", "staging"],
+      },
     });
     expect(tool.schema.safeParse({ service: "payment-service" }).success).toBe(false);
     expect(tool.readOnly).toBe(true);

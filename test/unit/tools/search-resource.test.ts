@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { makeStore, runTool } from "./helpers.js";
 
-type ResourceResult = { query: string; results: Array<{ id: string; kind: string; status: string; description: string }> };
+type ResourceResult = {
+  query: string;
+  results: Array<{ id: string; kind: string; status: string; description: string }>;
+};
 
 describe("search_resource", () => {
   it("finds payment-service first for the Chinese query 支付", async () => {
@@ -22,7 +25,9 @@ describe("search_resource", () => {
   it("finds payment-service first for the English query payment, with an English description", async () => {
     const result = (await runTool(makeStore(), "search_resource", { query: "payment" })) as ResourceResult;
     expect(result.results[0].id).toBe("payment-service");
-    expect(result.results[0].description).toBe("Charges customers through the upstream bank gateway, handles refunds and settlement.");
+    expect(result.results[0].description).toBe(
+      "Charges customers through the upstream bank gateway, handles refunds and settlement.",
+    );
   });
 
   it("finds the API gateway by its Chinese name 网关", async () => {
@@ -31,7 +36,10 @@ describe("search_resource", () => {
   });
 
   it("returns only environments when kind is environment, with a health summary", async () => {
-    const result = (await runTool(makeStore(), "search_resource", { query: "生产", kind: "environment" })) as ResourceResult;
+    const result = (await runTool(makeStore(), "search_resource", {
+      query: "生产",
+      kind: "environment",
+    })) as ResourceResult;
     expect(result.results.map((hit) => hit.id)).toEqual(["prod", "staging"]);
     expect(result.results[0].status).toBe("prod: 1 of 10 services not healthy: payment-service (degraded)");
   });

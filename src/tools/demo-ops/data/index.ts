@@ -10,7 +10,13 @@ export * from "./types.js";
 export { ENVIRONMENTS, ERROR_CODE_MEANINGS, LOGS, METRICS, RUNBOOKS, SERVICES };
 
 /** The whole embedded demo dataset. */
-export const DATASET = { services: SERVICES, environments: ENVIRONMENTS, runbooks: RUNBOOKS, logs: LOGS, metrics: METRICS } as const;
+export const DATASET = {
+  services: SERVICES,
+  environments: ENVIRONMENTS,
+  runbooks: RUNBOOKS,
+  logs: LOGS,
+  metrics: METRICS,
+} as const;
 
 /** Digest of the dataset: a store reloads its search tables once whenever the data changes. */
 export const DATASET_VERSION = createHash("sha256")

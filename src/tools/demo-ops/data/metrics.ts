@@ -1,6 +1,15 @@
 import type { EnvironmentId, MetricsRecord } from "./types.js";
 
-type Row = [service: string, environment: EnvironmentId, errorRate: number, p95: number, rps: number, cpu: number, memory: number, instances: number];
+type Row = [
+  service: string,
+  environment: EnvironmentId,
+  errorRate: number,
+  p95: number,
+  rps: number,
+  cpu: number,
+  memory: number,
+  instances: number,
+];
 
 // service, environment, error rate %, p95 ms, rps, cpu %, memory %, instances
 const ROWS: readonly Row[] = [
