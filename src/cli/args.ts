@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
-import { KNOWN_ROLES } from "../config/env.js";
-import type { RunUser } from "../tools/types.js";
+import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The flags that answer a pause from the command line. */

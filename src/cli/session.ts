@@ -4,7 +4,7 @@ import type { Runtime } from "../service/runtime.js";
 import type { RunEvent } from "../contracts/events.js";
 import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
-import type { RunUser } from "../tools/types.js";
+import type { RunUser } from "../contracts/user.js";
 import { resumeInstructions } from "./pause.js";
 import { promptResume } from "./pause-prompt.js";
 import type { Prompter } from "./prompter.js";

@@ -1,10 +1,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../contracts/errors.js";
-import type { RunUser } from "../tools/types.js";
-
-/** Roles an API token may carry; a typo here would silently lock a user out of every tool. */
-export const KNOWN_ROLES = ["viewer", "operator", "admin"] as const;
+import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 
 const TOKEN_ENTRY = /^([^\s=,]{8,})=([A-Za-z0-9._@-]+):([a-z_]+)$/;
 

@@ -1,6 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { RunOptions } from "./config.js";
-import type { RunUser } from "../tools/types.js";
+import type { RunUser } from "../contracts/user.js";
 
 /** The thread id of a graph invocation ("default" outside a checkpointed run). */
 export function threadIdOf(config: RunnableConfig): string {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { PlannedCall } from "./state.js";
-import type { RunUser, ToolDefinition } from "../tools/types.js";
+import type { RunUser } from "../contracts/user.js";
+import type { ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { roleAllows } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";

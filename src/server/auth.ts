@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { RunUser } from "../tools/types.js";
+import type { RunUser } from "../contracts/user.js";
 import { RequestError } from "./http-errors.js";
 
 /** The user every request acts as when no API tokens are configured. */

@@ -6,7 +6,7 @@ import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../gr
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { RunUser } from "../tools/types.js";
+import type { RunUser } from "../contracts/user.js";
 import {
   NotPausedError,
   NothingToRecoverError,
@@ -27,7 +27,8 @@ import { maskSensitive } from "../execution/sanitize.js";
 import { pendingInterrupt } from "../graph/thread-state.js";
 import { startsNewRun } from "../graph/run-info.js";
 import { endPause } from "./end-pause.js";
-import { LEASE_TTL_MS, SHUTDOWN_CANCEL_MS, settleWithin, watchLease } from "./lease.js";
+import { holdForRun, tryLease } from "./lease.js";
+import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { toMessageView } from "./message-views.js";
 import type { MessageView } from "./runtime.js";
 
@@ -88,8 +89,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }) {
     const { threadId } = options;
     await checkOwner(threadId, options.user);
-    const leaseId = randomUUID();
-    if (!(await storage.acquireLease(threadId, leaseId, LEASE_TTL_MS))) throw new ThreadBusyError(threadId);
+    const lease = await tryLease(storage, threadId);
+    if (!lease) throw new ThreadBusyError(threadId);
     let plan: Plan;
     let seen: Set<string>;
     try {
@@ -97,21 +98,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       plan = options.plan(snapshot);
       seen = messageIds(snapshot.values as AgentStateType);
     } catch (error) {
-      await storage.releaseLease(threadId, leaseId);
+      await lease.release();
       throw error;
     }
     const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
-    const controller = cancellations.begin(threadId);
     const channel = new EventChannel<RunEvent>(deps.onEvent);
-    const stopWatching = watchLease({ storage, threadId, leaseId, controller, logger });
-    let released = false;
-    const release = async () => {
-      if (released) return;
-      released = true;
-      stopWatching();
-      cancellations.end(threadId, controller);
-      await storage.releaseLease(threadId, leaseId);
-    };
+    const { release } = holdForRun({ storage, threadId, lease, cancellations, logger });
     const config = { configurable, recursionLimit };
     const run = driveRun({
       graph,

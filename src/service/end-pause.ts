@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { OpsPilotGraph } from "../graph/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { RunEvent } from "../contracts/events.js";
 import { unansweredCalls } from "../graph/pairing.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
-import { LEASE_TTL_MS } from "./lease.js";
+import { tryLease } from "./lease.js";
 import { stopSummary } from "../graph/stop-message.js";
 import { pendingInterrupt } from "../graph/thread-state.js";
 import { notExecuted } from "../execution/tool-message.js";
@@ -23,8 +22,8 @@ export async function endPause(options: {
   onEvent?: (event: RunEvent) => void;
 }): Promise<boolean> {
   const { graph, storage, threadId } = options;
-  const leaseId = randomUUID();
-  if (!(await storage.acquireLease(threadId, leaseId, LEASE_TTL_MS))) return false;
+  const lease = await tryLease(storage, threadId);
+  if (!lease) return false;
   try {
     const config = { configurable: { thread_id: threadId } };
     const snapshot = await graph.getState(config);
@@ -61,6 +60,6 @@ export async function endPause(options: {
     await emit({ type: "run_finished", stopReason: "cancelled", steps: run.steps, durationMs: 0 });
     return true;
   } finally {
-    await storage.releaseLease(threadId, leaseId);
+    await lease.release();
   }
 }

@@ -2,7 +2,7 @@ import type { ErrorCode } from "../contracts/observation.js";
 import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { RunOptionsInput } from "../graph/config.js";
-import type { RunUser } from "../tools/types.js";
+import type { RunUser } from "../contracts/user.js";
 import type { RecordsSummary } from "../storage/types.js";
 
 /** Whether a thread can take a message, is running, or waits for the user. */

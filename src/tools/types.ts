@@ -1,15 +1,5 @@
 import type { z } from "zod";
-
-/** Roles a user can have; tools list which of them may call each tool. */
-export type Role = string;
-
-/** The user on whose behalf a run acts. */
-export interface RunUser {
-  /** Stable user id (records, thread ownership). */
-  id: string;
-  /** Role that decides which tools may run. */
-  role: Role;
-}
+import type { Role, RunUser } from "../contracts/user.js";
 
 /** A field the loop asks the user for when the model did not supply it. */
 export interface AskField {

@@ -1,0 +1,13 @@
+/** Roles an API token may carry; a typo in a token's role would silently lock a user out of every tool. */
+export const KNOWN_ROLES = ["viewer", "operator", "admin"] as const;
+
+/** A role that decides which tools a user may run; tools list the roles allowed to call them. */
+export type Role = string;
+
+/** The user on whose behalf a run acts. */
+export interface RunUser {
+  /** Stable user id (records, thread ownership). */
+  id: string;
+  /** Role that decides which tools may run. */
+  role: Role;
+}
