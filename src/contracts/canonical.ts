@@ -22,8 +22,3 @@ export function argsHash(args: unknown): string {
     .update(canonicalJson(args ?? {}))
     .digest("hex");
 }
-
-/** Tool name plus canonical args: what the identical-call guard compares. */
-export function fingerprint(tool: string, args: unknown): string {
-  return `${tool}:${canonicalJson(args ?? {})}`;
-}

@@ -30,7 +30,16 @@ export const RunOptionsSchema = z.object({
     .int()
     .min(1)
     .default(3)
-    .describe("Consecutive failed observations before the run stops with too_many_fails"),
+    .describe(
+      "Consecutive steps in which every call failed (rejections, cancels and skips aside) before too_many_fails",
+    ),
+  maxApprovalPauses: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(3)
+    .describe("Approval pauses one run may ask for; proposing another high-risk action then stops with loop_detected"),
   identicalCallLimit: z
     .number()
     .int()

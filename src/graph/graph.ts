@@ -55,7 +55,7 @@ export function buildGraph(deps: GraphDeps) {
     .addNode("call_model", routed(makeCallModel({ ...deps, cancellations, recorder: deps.storage }), routeAfterModel), {
       ends: ["guard_calls", "finish_run", END],
     })
-    .addNode("guard_calls", routed(makeGuardCalls(), routeAfterGuard), { ends: ["validate_calls", "finish_run"] })
+    .addNode("guard_calls", routed(makeGuardCalls(deps), routeAfterGuard), { ends: ["validate_calls", "finish_run"] })
     .addNode("validate_calls", routed(makeValidateCalls(deps), routeAfterValidate), {
       ends: ["execute_tools", "review_calls"],
     })

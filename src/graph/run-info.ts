@@ -20,6 +20,7 @@ export function newRunInfo(messages: readonly BaseMessage[], runId: string | und
     lastActiveAt: now,
     steps: 0,
     failsInRow: 0,
+    approvalPauses: 0,
     recentSteps: [],
     tokens: 0,
     costUsd: 0,

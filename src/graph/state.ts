@@ -15,8 +15,10 @@ export interface RunInfo {
   lastActiveAt: number;
   /** Model turns so far in this run. */
   steps: number;
-  /** Consecutive failed observations. */
+  /** Consecutive steps in which every call failed (rejections, cancels and skips do not count). */
   failsInRow: number;
+  /** Pauses for an approval so far in this run (absent in runs checkpointed before it was counted). */
+  approvalPauses?: number;
   /** Fingerprints of the last few steps' calls, newest last (loop detection). */
   recentSteps: string[];
   /** Tokens spent by this run. */

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { AIMessage } from "@langchain/core/messages";
 import type { Language } from "../contracts/language.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
+import type { LimitHit } from "./guard.js";
+import type { StopInfo } from "./state.js";
 
 /** What a run found before it stopped: one line per successful observation. */
 export interface Finding {
@@ -51,6 +53,51 @@ export function stopSummary(options: {
   const why = reason === "cancelled" ? "" : detail;
   return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
 }
+
+/** The stop of a run a guard rule ended: its reason and one sentence, in the user's language, saying why. */
+export function limitStop(hit: LimitHit, language: Language): StopInfo {
+  return { reason: hit.reason, detail: limitDetail(hit, language === "zh") };
+}
+
+function limitDetail(hit: LimitHit, zh: boolean): string {
+  switch (hit.rule) {
+    case "max_steps":
+      return zh ? `已达到最多 ${hit.limit} 步的上限。` : `It reached the limit of ${hit.limit} steps.`;
+    case "timeout":
+      return zh ? `运行时间超过了 ${hit.limitMs} 毫秒的上限。` : `It ran longer than the ${hit.limitMs} ms limit.`;
+    case "tokens":
+      return zh
+        ? `已用完本次运行的 token 预算（${hit.tokens} tokens）。`
+        : `It spent its token budget (${hit.tokens} tokens).`;
+    case "cost":
+      return zh
+        ? `已用完本次运行的费用预算（${hit.costUsd.toFixed(4)} 美元）。`
+        : `It spent its cost budget ($${hit.costUsd.toFixed(4)}).`;
+    case "failed_steps":
+      // One "time" is one step in which every call failed (design §1).
+      return zh ? `工具连续失败了 ${hit.steps} 次。` : `Tools failed ${hit.steps} times in a row.`;
+    case "identical_calls":
+      return zh
+        ? `同样的调用已连续提出 ${hit.times} 次。`
+        : `The same calls were proposed ${hit.times} times in a row.`;
+    case "cycle":
+      if (hit.length === 2)
+        return zh ? "调用在两组之间来回往复（A→B→A→B）。" : "The calls alternated between two sets (A→B→A→B).";
+      return zh
+        ? `调用在 ${hit.length} 组之间反复循环（${CYCLE_EXAMPLES[hit.length]}）。`
+        : `The calls went round a cycle of ${hit.length} sets (${CYCLE_EXAMPLES[hit.length]}).`;
+    case "approval_pauses":
+      return zh
+        ? `本次运行已请求批准 ${hit.limit} 次，又提出了需要批准的操作；为避免反复打扰，先停在这里。`
+        : `It already asked for approval ${hit.limit} times in this run and proposed another action that needs approval.`;
+    default: {
+      const _exhaustive: never = hit;
+      return _exhaustive;
+    }
+  }
+}
+
+const CYCLE_EXAMPLES: Record<number, string> = { 3: "A→B→C→A→B→C", 4: "A→B→C→D→A→B→C→D" };
 
 /** The stop of a run cancelled by the user. */
 export function cancelledStop(language: Language): { reason: "cancelled"; detail: string } {

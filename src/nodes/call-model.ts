@@ -10,7 +10,7 @@ import { checkPairing, pairingHolds, proposedCalls } from "../graph/pairing.js";
 import { newRunInfo, startsNewRun } from "../graph/run-info.js";
 import { repairAbandonedCalls } from "../graph/abandoned-calls.js";
 import { cancelledStop, modelFailureMessage } from "../graph/stop-message.js";
-import { exposedTools } from "../graph/serial-mode.js";
+import { exposedTools } from "../graph/guard.js";
 import type { CancellationRegistry } from "../service/cancellation.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";

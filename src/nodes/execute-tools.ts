@@ -8,6 +8,7 @@ import { runCall, type CallOutcome } from "../execution/call-tool.js";
 import { runWrite } from "../execution/write-journal.js";
 import { toolMessage } from "../execution/tool-message.js";
 import { cancelledStop } from "../graph/stop-message.js";
+import { failedStepsAfter, stepResults } from "../graph/guard.js";
 import type { ErrorCode } from "../contracts/observation.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
@@ -18,9 +19,6 @@ export interface ExecuteToolsDeps {
   storage: Storage;
   cancellations: CancellationRegistry;
 }
-
-/** Errors that are not the tools' fault and so do not count toward `too_many_fails`. */
-const NOT_A_TOOL_FAILURE: ReadonlySet<ErrorCode> = new Set(["rejected_by_user", "cancelled"]);
 
 /**
  * `execute_tools`: runs the batch's ready calls — reads in parallel, then writes one at a
@@ -65,7 +63,6 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
     for (const call of due.filter((c) => !reads.includes(c))) outcomes.set(call.callId, await execute(call));
 
     const messages: ToolMessage[] = [];
-    let failsInRow = run.failsInRow;
     const calls = batch.calls.map((call): PlannedCall => {
       const outcome = outcomes.get(call.callId);
       if (!outcome) return call;
@@ -92,12 +89,15 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
           maxChars: options.observationMaxChars,
         }),
       );
-      if (observation.ok) failsInRow = 0;
-      else if (!NOT_A_TOOL_FAILURE.has(observation.errorCode)) failsInRow += 1;
       return { ...call, status: "done" };
     });
 
     await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes });
+    // The breaker counts steps, so it waits until every call of the batch has its result.
+    const complete = calls.every((call) => call.status === "done" || call.status === "failed");
+    const failsInRow = complete
+      ? failedStepsAfter(run.failsInRow, stepResults([...state.messages, ...messages], batch.calls))
+      : run.failsInRow;
     const stop = signal.aborted ? cancelledStop(run.language) : null;
     return {
       messages,

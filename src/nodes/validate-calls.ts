@@ -4,7 +4,7 @@ import { userOf } from "../graph/context.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import { lastAssistant, proposedCalls } from "../graph/pairing.js";
 import { planCall } from "../graph/validation.js";
-import { allowedToolForStep } from "../graph/serial-mode.js";
+import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** `validate_calls`: decides every proposed call's status; pure, no side effects. */
@@ -18,6 +18,8 @@ export function makeValidateCalls(deps: { registry: ToolRegistry }) {
       allowedTool: allowedToolForStep(options, run.steps),
     };
     const calls = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
-    return { batch: { step: run.steps, calls }, run: { ...run, lastActiveAt: Date.now() } };
+    // Counted here, where the pause is decided, so the guard can cap approval pauses per run.
+    const approvalPauses = (run.approvalPauses ?? 0) + (calls.some((call) => call.status === "needs_approval") ? 1 : 0);
+    return { batch: { step: run.steps, calls }, run: { ...run, approvalPauses, lastActiveAt: Date.now() } };
   };
 }

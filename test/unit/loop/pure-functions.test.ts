@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { RunOptionsSchema, recursionLimitFor } from "../../../src/graph/config.js";
 import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "../../../src/graph/routing.js";
 import type { AgentStateType, PlannedCall, RunInfo } from "../../../src/graph/state.js";
-import { argsHash, canonicalJson, fingerprint } from "../../../src/contracts/canonical.js";
-import { checkLimits } from "../../../src/graph/guard.js";
+import { argsHash, canonicalJson } from "../../../src/contracts/canonical.js";
+import { checkLimits, cycleLength, failedStepsAfter, fingerprint } from "../../../src/graph/guard.js";
 import { checkPairing } from "../../../src/graph/pairing.js";
 import { maskSensitive } from "../../../src/execution/sanitize.js";
 
@@ -86,6 +86,41 @@ describe("checkLimits", () => {
   it("derives a recursion limit above the guard's step limit", () => {
     expect(recursionLimitFor({ maxSteps: 8 })).toBe(70);
     expect(recursionLimitFor({ maxSteps: 1 })).toBeGreaterThan(6 * 2);
+  });
+});
+
+describe("cycleLength", () => {
+  it("finds cycles of two to four steps gone round twice, and nothing else", () => {
+    expect(cycleLength(["a", "b", "a", "b"])).toBe(2);
+    expect(cycleLength(["x", "a", "b", "c", "a", "b", "c"])).toBe(3);
+    expect(cycleLength(["a", "b", "c", "d", "a", "b", "c", "d"])).toBe(4);
+    expect(cycleLength(["a", "a", "a", "a"])).toBeUndefined();
+    expect(cycleLength(["a", "b", "c", "a", "b", "d"])).toBeUndefined();
+    expect(cycleLength(["a", "b", "a"])).toBeUndefined();
+  });
+});
+
+describe("failedStepsAfter", () => {
+  it("adds a step only when every counted call failed, and resets on any success", () => {
+    expect(
+      failedStepsAfter(1, [
+        { ok: false, errorCode: "internal" },
+        { ok: false, errorCode: "invalid_args" },
+      ]),
+    ).toBe(2);
+    expect(failedStepsAfter(2, [{ ok: true }, { ok: false, errorCode: "unknown_tool" }])).toBe(0);
+    expect(
+      failedStepsAfter(2, [
+        { ok: false, errorCode: "rejected_by_user" },
+        { ok: false, errorCode: "skipped" },
+      ]),
+    ).toBe(2);
+    expect(
+      failedStepsAfter(0, [
+        { ok: false, errorCode: "cancelled" },
+        { ok: false, errorCode: "timeout" },
+      ]),
+    ).toBe(1);
   });
 });
 
