@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../contracts/errors.js";
+import { formatZodIssues } from "../contracts/zod-issues.js";
 import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 
 const TOKEN_ENTRY = /^([^\s=,]{8,})=([A-Za-z0-9._@-]+):([a-z_]+)$/;
@@ -79,6 +80,16 @@ export const EnvSchema = z.object({
     .describe(
       "API bearer tokens: token=user:role,token2=user2:role2 (roles: viewer, operator, admin); unset serves only the local user",
     ),
+  OPSPILOT_METRICS_TOKEN: z
+    .string()
+    .regex(/^\S{8,}$/, { error: "must be at least 8 characters without spaces" })
+    .optional()
+    .describe("Bearer token a Prometheus scraper sends to GET /metrics (an admin API token works too)"),
+  OPSPILOT_RATE_LIMIT_PER_MINUTE: integer(0, 100_000)
+    .default(60)
+    .describe(
+      "Run starts (new threads, messages, resumes, recoveries) each API user, or each address without tokens, may make per minute; 0 disables",
+    ),
   OPSPILOT_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"], { error: "must be one of debug, info, warn, error, silent" })
     .default("info")
@@ -102,8 +113,7 @@ export function loadEnv(env: Record<string, string | undefined> = process.env): 
   }
   const parsed = EnvSchema.safeParse(picked);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
-  throw new ConfigError(`Invalid environment: ${problems.join("; ")}.`);
+  throw new ConfigError(`Invalid environment: ${formatZodIssues(parsed.error, { separator: " " })}.`);
 }
 
 /**

@@ -2,9 +2,10 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Runtime } from "../service/runtime.js";
 import type { RunMetrics } from "../service/metrics.js";
-import { authenticate, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
+import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { consoleLogger, errorResponse, makeErrorHandler, type ServerLogger } from "./http-errors.js";
+import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./rate-limit.js";
 import { threadRoutes } from "./routes.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 
@@ -12,7 +13,7 @@ import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 export interface CreateServerOptions {
   /** Drives threads and runs. */
   runtime: Runtime;
-  /** API tokens; without any, every request acts as the local user. */
+  /** API tokens and the metrics token; without any, every request acts as the local user. */
   auth?: ServerAuth;
   /** Where failures are logged (console by default). */
   logger?: ServerLogger;
@@ -22,7 +23,20 @@ export interface CreateServerOptions {
   metrics?: RunMetrics;
   /** Interval of the keep-alive comments on idle event streams (15 s by default). */
   sseKeepAliveMs?: number;
+  /**
+   * Run starts (new threads, messages, resumes, recoveries) per API user, or per client address
+   * without tokens, per minute; 0 turns the limit off (60 by default, as `OPSPILOT_RATE_LIMIT_PER_MINUTE`).
+   */
+  rateLimitPerMinute?: number;
 }
+
+/** The routes that start a run or create a thread, and so are rate limited. */
+const RUN_START_PATHS = [
+  "/api/threads",
+  "/api/threads/:threadId/runs",
+  "/api/threads/:threadId/resume",
+  "/api/threads/:threadId/recover",
+];
 
 /** Builds the Hono app: `/healthz`, the `/api` routes and the page. */
 export function createServer(options: CreateServerOptions): Hono<AppEnv> {
@@ -35,7 +49,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ ok: true }));
   const metrics = options.metrics;
   if (metrics) {
-    app.get("/metrics", async (c) =>
+    app.get("/metrics", authorizeMetrics(options.auth), async (c) =>
       c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }),
     );
   }
@@ -44,10 +58,23 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
     "/api/*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => errorResponse(c, 413, "body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`),
+      onError: (c) => {
+        // The rest of the body stays unread and the connection is dropped soon after, with any
+        // request the client sent next on it; saying so makes the client use a fresh one.
+        c.header("Connection", "close");
+        return errorResponse(c, 413, "body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+      },
     }),
   );
   app.use("/api/*", authenticate(options.auth));
+  app.on(
+    "POST",
+    RUN_START_PATHS,
+    limitRunStarts({
+      perMinute: options.rateLimitPerMinute ?? DEFAULT_RUN_STARTS_PER_MINUTE,
+      byUser: requiresTokens(options.auth),
+    }),
+  );
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   app.get("/api/records/summary", async (c) => {
     // Figures over every user's threads: the local user, or an admin when tokens are in use.

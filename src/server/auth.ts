@@ -13,6 +13,8 @@ export const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "operator"
 export interface ServerAuth {
   /** Bearer token → user and role, as `loadEnv()` parses `OPSPILOT_API_TOKENS`. */
   tokens?: ReadonlyMap<string, RunUser>;
+  /** Bearer token of the Prometheus scraper (`OPSPILOT_METRICS_TOKEN`); it opens `/metrics` and nothing else. */
+  metricsToken?: string;
 }
 
 /** Variables the API's handlers read from the context. */
@@ -58,5 +60,31 @@ export function authenticate(auth: ServerAuth | undefined): MiddlewareHandler<Ap
     }
     c.set("user", user);
     await next();
+  };
+}
+
+/**
+ * Middleware guarding `/metrics`: with any token configured it takes the metrics token or an
+ * admin API token, because the figures describe every user's runs and tools. With no token
+ * at all the server is bound to loopback and the endpoint stays open for a local scraper.
+ */
+export function authorizeMetrics(auth: ServerAuth | undefined): MiddlewareHandler<AppEnv> {
+  const tokens = auth?.tokens ?? new Map<string, RunUser>();
+  if (tokens.size === 0 && auth?.metricsToken === undefined) return async (_c, next) => next();
+  const allowed = new Set([...tokens].filter(([, user]) => user.role === "admin").map(([token]) => digest(token)));
+  if (auth?.metricsToken !== undefined) allowed.add(digest(auth.metricsToken));
+  const apiTokens = new Set([...tokens].map(([token]) => digest(token)));
+  return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    const presented = token === undefined ? undefined : digest(token);
+    if (presented !== undefined && allowed.has(presented)) return next();
+    if (presented !== undefined && apiTokens.has(presented))
+      throw new RequestError(403, "forbidden", "Only the metrics token or an admin API token may read /metrics.");
+    c.header("WWW-Authenticate", 'Bearer realm="opspilot"');
+    throw new RequestError(
+      401,
+      "unauthorized",
+      "/metrics needs an Authorization: Bearer header with OPSPILOT_METRICS_TOKEN or an admin API token.",
+    );
   };
 }

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { RequestError } from "./http-errors.js";
+import { formatZodIssues } from "../contracts/zod-issues.js";
 import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
 
 /** Longest message a run accepts, in characters. */
@@ -42,30 +43,23 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-/** Formats zod issues as one line a person can act on. */
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
-    .join("; ");
-}
-
 /** Reads and validates a run body; refusals are 400 `invalid_request`. */
 export async function readRunBody(c: Context): Promise<{ message: string }> {
   const parsed = RunBodySchema.safeParse(await readJson(c));
-  if (!parsed.success) throw new RequestError(400, "invalid_request", describeIssues(parsed.error));
+  if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
   return parsed.data;
 }
 
 /** Reads and validates a resume value; a malformed one is 400 `resume_rejected`. */
 export async function readResumeBody(c: Context): Promise<ResumeValue> {
   const parsed = ResumeValueSchema.safeParse(await readJson(c));
-  if (!parsed.success) throw new RequestError(400, "resume_rejected", describeIssues(parsed.error));
+  if (!parsed.success) throw new RequestError(400, "resume_rejected", formatZodIssues(parsed.error));
   return parsed.data;
 }
 
 /** Reads the `after` query of the events route. */
 export function readEventsQuery(c: Context): number {
   const parsed = EventsQuerySchema.safeParse({ after: c.req.query("after") });
-  if (!parsed.success) throw new RequestError(400, "invalid_request", describeIssues(parsed.error));
+  if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
   return parsed.data.after;
 }

@@ -63,10 +63,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 /**
  * Starts the server `npm start` runs: the model from the environment (the offline demo model
  * by default), PostgreSQL at `DATABASE_URL` when set (else the SQLite file `OPSPILOT_DB`),
- * `HOST`/`PORT` and `OPSPILOT_API_TOKENS`.
+ * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN` and `OPSPILOT_RATE_LIMIT_PER_MINUTE`.
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
-  const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS };
+  const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS, metricsToken: env.OPSPILOT_METRICS_TOKEN };
   assertBindable(env.HOST, auth);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const metrics = new RunMetrics({ processMetrics: true });
@@ -79,6 +79,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     port: env.PORT,
     logger,
     metrics,
+    rateLimitPerMinute: env.OPSPILOT_RATE_LIMIT_PER_MINUTE,
   }).catch(async (error: unknown) => {
     await opened.close();
     throw error;

@@ -22,6 +22,7 @@ describe("loadEnv", () => {
       OPSPILOT_DB: "./.opspilot/opspilot.sqlite",
       HOST: "127.0.0.1",
       PORT: 8787,
+      OPSPILOT_RATE_LIMIT_PER_MINUTE: 60,
       OPSPILOT_LOG_LEVEL: "info",
     });
   });
@@ -35,6 +36,8 @@ describe("loadEnv", () => {
       OPSPILOT_MODEL_MAX_RETRIES: "0",
       DATABASE_URL: "postgres://ops:secret@db:5432/opspilot",
       PORT: "0",
+      OPSPILOT_METRICS_TOKEN: "scrape-token-0003",
+      OPSPILOT_RATE_LIMIT_PER_MINUTE: "0",
       OPSPILOT_LOG_LEVEL: "debug",
       HOST: "   ",
       UNRELATED: "ignored",
@@ -48,6 +51,8 @@ describe("loadEnv", () => {
       DATABASE_URL: "postgres://ops:secret@db:5432/opspilot",
       PORT: 0,
       HOST: "127.0.0.1",
+      OPSPILOT_METRICS_TOKEN: "scrape-token-0003",
+      OPSPILOT_RATE_LIMIT_PER_MINUTE: 0,
       OPSPILOT_LOG_LEVEL: "debug",
     });
     expect(env).not.toHaveProperty("UNRELATED");
@@ -94,6 +99,14 @@ describe("loadEnv", () => {
     [
       { OPSPILOT_API_TOKENS: "alice-token-1=alice:admin,alice-token-1=bob:viewer" },
       "Invalid environment: OPSPILOT_API_TOKENS entry 2 repeats a token already listed.",
+    ],
+    [
+      { OPSPILOT_METRICS_TOKEN: "short" },
+      "Invalid environment: OPSPILOT_METRICS_TOKEN must be at least 8 characters without spaces.",
+    ],
+    [
+      { OPSPILOT_RATE_LIMIT_PER_MINUTE: "-1" },
+      "Invalid environment: OPSPILOT_RATE_LIMIT_PER_MINUTE must be an integer from 0 to 100000.",
     ],
   ])("rejects %o with one clear line", (env, message) => {
     const error = configError(env);
