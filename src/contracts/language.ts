@@ -1,7 +1,7 @@
-/** The language the loop writes its own messages in. */
+/** The language opspilot writes in for a user: Chinese or English. */
 export type Language = "zh" | "en";
 
-/** Chinese when the text has CJK ideographs, English otherwise. */
+/** Chinese when the text has any Han character (CJK ideographs, extensions included), English otherwise. */
 export function detectLanguage(text: string): Language {
-  return /[\u3400-\u9fff]/.test(text) ? "zh" : "en";
+  return /\p{Script=Han}/u.test(text) ? "zh" : "en";
 }

@@ -1,5 +1,4 @@
-/** Language the demo model answers in: the language of the user's request. */
-export type Language = "zh" | "en";
+import { detectLanguage, type Language } from "../../contracts/language.js";
 
 /** What the user asked for, as far as the demo model understands it. */
 export type IntentKind = "investigate" | "restart" | "rollback" | "metrics" | "docs" | "greeting" | "thanks" | "help";
@@ -94,7 +93,7 @@ const EN_STOPWORDS = new Set([
 
 /** Reads the intent of one user request. */
 export function detectIntent(text: string): Intent {
-  const language: Language = /\p{Script=Han}/u.test(text) ? "zh" : "en";
+  const language = detectLanguage(text);
   const serviceQuery = extractServiceQuery(text, language);
   const wantsDocs = PATTERNS.docs.test(text);
   const base = {

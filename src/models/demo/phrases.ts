@@ -1,5 +1,5 @@
 import type { CodeCount, ResourceHit, RunbookHit } from "./data.js";
-import type { Language } from "./intent.js";
+import type { Language } from "../../contracts/language.js";
 
 /** Every sentence the demo model writes, in one language. */
 export interface Phrases {

@@ -22,8 +22,8 @@ import { queryLogs, type LogFilter, type LogSearchResult } from "./logs.js";
 import { resolveService } from "./resolve.js";
 import { prepareOpsSchema } from "./schema.js";
 import { rankResources, rankRunbooks } from "./search.js";
+import { detectLanguage } from "../../contracts/language.js";
 import {
-  languageOf,
   toEnvironmentHit,
   toMetricsView,
   toRunbookHit,
@@ -100,7 +100,7 @@ export class OpsStore {
 
   /** Services and environments matching a query in either language, best first. */
   searchResources(query: string, options: { kind?: "service" | "environment"; limit?: number } = {}): ResourceHit[] {
-    const language = languageOf(query);
+    const language = detectLanguage(query);
     return rankResources(this.db, query, { kind: options.kind, limit: options.limit ?? 10 }).map((hit) => {
       const environment = ENVIRONMENTS.find((candidate) => candidate.id === hit.ref);
       if (hit.kind === "environment" && environment)
@@ -112,7 +112,7 @@ export class OpsStore {
 
   /** Runbooks for a question or error codes, best first; advice in the query's language. */
   searchDocs(query: string, limit = 3): RunbookHit[] {
-    const language = languageOf(query);
+    const language = detectLanguage(query);
     return rankRunbooks(this.db, query, limit).map((hit) =>
       toRunbookHit(RUNBOOKS.find((doc) => doc.id === hit.ref) as RunbookRecord, hit.score, language),
     );

@@ -1,13 +1,6 @@
 import type { EnvironmentId, EnvironmentRecord, MetricsRecord, RunbookRecord, ServiceRecord } from "./data/index.js";
 import type { ServiceStateRow } from "./actions.js";
-
-/** Language a query is written in: Chinese when it contains any Han character. */
-export type QueryLanguage = "zh" | "en";
-
-/** Detects the language of a query, so answers can follow it. */
-export function languageOf(query: string): QueryLanguage {
-  return /\p{Script=Han}/u.test(query) ? "zh" : "en";
-}
+import type { Language } from "../../contracts/language.js";
 
 /** A service or environment found by `search_resource`. */
 export interface ResourceHit {
@@ -95,7 +88,7 @@ export function describeEnvironmentStatus(
 export function toServiceHit(
   service: ServiceRecord,
   statuses: ReadonlyArray<readonly [string, string]>,
-  language: QueryLanguage,
+  language: Language,
 ): ResourceHit {
   return {
     id: service.id,
@@ -127,7 +120,7 @@ export function toEnvironmentHit(
 }
 
 /** Shapes a runbook for the model, advice in one language. */
-export function toRunbookHit(doc: RunbookRecord, score: number, language: QueryLanguage): RunbookHit {
+export function toRunbookHit(doc: RunbookRecord, score: number, language: Language): RunbookHit {
   return {
     id: doc.id,
     title: doc.title,
