@@ -1,14 +1,34 @@
 import type { ErrorCode } from "./observation.js";
 
-/** Base of opspilot's application errors: each has a stable `code`. */
+/**
+ * HTTP status of each application error code, beside the code so the server, the CLI and
+ * the docs cannot disagree. Codes at 500 are faults: the server logs them and answers a
+ * plain "Internal error".
+ */
+export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  config_invalid: 500,
+  invariant_violation: 500,
+  thread_not_found: 404,
+  permission_denied: 403,
+  thread_busy: 409,
+  thread_paused: 409,
+  not_paused: 409,
+  thread_unfinished: 409,
+  nothing_to_recover: 409,
+  resume_rejected: 422,
+};
+
+/** Base of opspilot's application errors: each has a stable `code` and the HTTP status that answers it. */
 export class OpsPilotError extends Error {
   constructor(
     /** Stable machine-readable code (HTTP bodies, CLI exit messages). */
     readonly code: string,
     message: string,
+    /** HTTP status a server answers with. */
+    readonly status: number = HTTP_STATUS_BY_CODE[code] ?? 500,
   ) {
     super(message);
-    this.name = "OpsPilotError";
+    this.name = new.target.name;
   }
 }
 
@@ -20,7 +40,7 @@ export class ToolError extends Error {
     message: string,
   ) {
     super(message);
-    this.name = "ToolError";
+    this.name = new.target.name;
   }
 }
 
@@ -28,7 +48,6 @@ export class ToolError extends Error {
 export class ConfigError extends OpsPilotError {
   constructor(message: string) {
     super("config_invalid", message);
-    this.name = "ConfigError";
   }
 }
 
@@ -36,7 +55,13 @@ export class ConfigError extends OpsPilotError {
 export class ResumeRejectedError extends OpsPilotError {
   constructor(message: string) {
     super("resume_rejected", message);
-    this.name = "ResumeRejectedError";
+  }
+}
+
+/** The answering user (or the thread's owner) may not run a tool the answer would approve; nothing was changed. */
+export class PermissionDeniedError extends OpsPilotError {
+  constructor(message: string) {
+    super("permission_denied", message);
   }
 }
 
@@ -44,7 +69,6 @@ export class ResumeRejectedError extends OpsPilotError {
 export class NotPausedError extends OpsPilotError {
   constructor(threadId: string) {
     super("not_paused", `Thread ${threadId} is not waiting for input.`);
-    this.name = "NotPausedError";
   }
 }
 
@@ -52,7 +76,6 @@ export class NotPausedError extends OpsPilotError {
 export class ThreadBusyError extends OpsPilotError {
   constructor(threadId: string) {
     super("thread_busy", `Thread ${threadId} is already running; wait for it to finish or cancel it.`);
-    this.name = "ThreadBusyError";
   }
 }
 
@@ -60,7 +83,6 @@ export class ThreadBusyError extends OpsPilotError {
 export class ThreadNotFoundError extends OpsPilotError {
   constructor(threadId: string) {
     super("thread_not_found", `Thread ${threadId} was not found.`);
-    this.name = "ThreadNotFoundError";
   }
 }
 
@@ -71,7 +93,6 @@ export class ThreadPausedError extends OpsPilotError {
       "thread_paused",
       `Thread ${threadId} is waiting for your answer; resume it or reject the pending calls first.`,
     );
-    this.name = "ThreadPausedError";
   }
 }
 
@@ -79,7 +100,6 @@ export class ThreadPausedError extends OpsPilotError {
 export class InvariantViolationError extends OpsPilotError {
   constructor(message: string) {
     super("invariant_violation", message);
-    this.name = "InvariantViolationError";
   }
 }
 
@@ -87,7 +107,6 @@ export class InvariantViolationError extends OpsPilotError {
 export class ThreadUnfinishedError extends OpsPilotError {
   constructor(threadId: string) {
     super("thread_unfinished", `Thread ${threadId} has an unfinished run whose process stopped; recover it first.`);
-    this.name = "ThreadUnfinishedError";
   }
 }
 
@@ -95,6 +114,5 @@ export class ThreadUnfinishedError extends OpsPilotError {
 export class NothingToRecoverError extends OpsPilotError {
   constructor(threadId: string) {
     super("nothing_to_recover", `Thread ${threadId} has no unfinished run.`);
-    this.name = "NothingToRecoverError";
   }
 }

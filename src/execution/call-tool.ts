@@ -1,3 +1,4 @@
+import { isGraphBubbleUp } from "@langchain/langgraph";
 import { ToolError } from "../contracts/errors.js";
 import { classifyFailure } from "./classify.js";
 import { RETRYABLE, type Observation } from "../contracts/observation.js";
@@ -52,39 +53,39 @@ type AttemptResult =
 
 async function runAttempt({ tool, args, context, signal }: RunCallOptions): Promise<AttemptResult> {
   if (signal.aborted) return cancelled(tool.name);
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(new ToolError("cancelled", `${tool.name} was cancelled.`));
-  signal.addEventListener("abort", onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => controller.abort(new ToolError("timeout", `${tool.name} did not answer within ${tool.timeoutMs} ms.`)),
-      tool.timeoutMs,
-    );
-    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+  const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutMs)]);
+  const abortError = () =>
+    signal.aborted
+      ? new ToolError("cancelled", `${tool.name} was cancelled.`)
+      : new ToolError("timeout", `${tool.name} did not answer within ${tool.timeoutMs} ms.`);
+  let onAbort: (() => void) | undefined;
+  // The race matters: a tool that ignores its signal must not hold the batch.
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError());
+    attemptSignal.addEventListener("abort", onAbort, { once: true });
   });
+  stopped.catch(() => undefined);
   try {
-    // The race matters: a tool that ignores its signal must not hold the batch.
     const value = await Promise.race([
-      Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })),
-      stop,
+      Promise.resolve().then(() => tool.run(args, { ...context, signal: attemptSignal })),
+      stopped,
     ]);
     if (isUserInputRequest(value)) return { kind: "needs_user", request: value };
-    if (!isJsonSafe(value))
+    if (!isJsonSafe(value)) {
       return {
         kind: "observation",
         observation: { ok: false, errorCode: "internal", message: `${tool.name} returned a result that is not JSON.` },
         raw: undefined,
       };
+    }
     return { kind: "observation", observation: { ok: true, data: value ?? null }, raw: value };
   } catch (error) {
-    const reason = controller.signal.aborted ? controller.signal.reason : error;
-    const { errorCode, message } = classifyFailure(tool.name, reason);
+    // LangGraph's own control flow (an interrupt raised inside a tool) belongs to the graph, not to the model.
+    if (isGraphBubbleUp(error)) throw error;
+    const { errorCode, message } = classifyFailure(tool.name, attemptSignal.aborted ? abortError() : error);
     return { kind: "observation", observation: { ok: false, errorCode, message }, raw: undefined };
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
-    stop.catch(() => undefined);
+    if (onAbort) attemptSignal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -13,25 +13,13 @@ export interface ErrorBody {
 export class RequestError extends OpsPilotError {
   constructor(
     /** HTTP status to answer with. */
-    readonly status: ContentfulStatusCode,
+    override readonly status: ContentfulStatusCode,
     code: string,
     message: string,
   ) {
-    super(code, message);
-    this.name = "RequestError";
+    super(code, message, status);
   }
 }
-
-/** HTTP status of each runtime refusal; codes not listed are server faults. */
-const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
-  thread_not_found: 404,
-  thread_busy: 409,
-  thread_paused: 409,
-  not_paused: 409,
-  resume_rejected: 422,
-  thread_unfinished: 409,
-  nothing_to_recover: 409,
-};
 
 /** Builds an error body. */
 export function errorBody(code: string, message: string): ErrorBody {
@@ -64,9 +52,9 @@ export function consoleLogger(level: Env["OPSPILOT_LOG_LEVEL"] = "info"): Server
  */
 export function makeErrorHandler(logger: ServerLogger): ErrorHandler {
   return (error, c) => {
-    if (error instanceof RequestError) return errorResponse(c, error.status, error.code, error.message);
-    if (error instanceof OpsPilotError && STATUS_BY_CODE[error.code] !== undefined) {
-      return errorResponse(c, STATUS_BY_CODE[error.code], error.code, error.message);
+    // Refusals keep their code and status; application faults (status 500) fall through to the log.
+    if (error instanceof OpsPilotError && error.status < 500) {
+      return errorResponse(c, error.status as ContentfulStatusCode, error.code, error.message);
     }
     if (error instanceof HTTPException && error.status < 500) {
       return errorResponse(c, error.status as ContentfulStatusCode, "bad_request", error.message || "Bad request");
