@@ -16,6 +16,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   thread_unfinished: 409,
   nothing_to_recover: 409,
   resume_rejected: 422,
+  thread_id_required: 400,
 };
 
 /** Base of opspilot's application errors: each has a stable `code` and the HTTP status that answers it. */
@@ -114,5 +115,15 @@ export class ThreadUnfinishedError extends OpsPilotError {
 export class NothingToRecoverError extends OpsPilotError {
   constructor(threadId: string) {
     super("nothing_to_recover", `Thread ${threadId} has no unfinished run.`);
+  }
+}
+
+/** A graph invocation without `configurable.thread_id`: the loop needs a thread to key its writes. */
+export class ThreadIdRequiredError extends OpsPilotError {
+  constructor() {
+    super(
+      "thread_id_required",
+      "A thread id is required: pass configurable.thread_id (every opspilot run belongs to a thread).",
+    );
   }
 }

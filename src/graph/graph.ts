@@ -16,7 +16,7 @@ import { makeValidateCalls } from "../nodes/validate-calls.js";
 import { makeReviewCalls } from "../nodes/review-calls.js";
 import { makeExecuteTools } from "../nodes/execute-tools.js";
 import { makeFinishRun } from "../nodes/finish-run.js";
-import { CancellationRegistry } from "../service/cancellation.js";
+import { noCancelSignals, type CancelSignals } from "./context.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Storage } from "../storage/types.js";
 
@@ -29,7 +29,7 @@ export interface GraphDeps {
   /** Journal, raw results and records. */
   storage: Storage;
   /** Cancel signals of this process's runs. */
-  cancellations?: CancellationRegistry;
+  cancellations?: CancelSignals;
   /** Overrides the default system prompt. */
   systemPrompt?: string;
 }
@@ -50,7 +50,7 @@ function routed<Next extends string>(node: Node, route: (state: AgentStateType) 
 
 /** The uncompiled graph of design §1. */
 export function buildGraph(deps: GraphDeps) {
-  const cancellations = deps.cancellations ?? new CancellationRegistry();
+  const cancellations = deps.cancellations ?? noCancelSignals;
   return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
     .addNode("call_model", routed(makeCallModel({ ...deps, cancellations, recorder: deps.storage }), routeAfterModel), {
       ends: ["guard_calls", "finish_run", END],

@@ -11,10 +11,9 @@ import { newRunInfo, startsNewRun } from "../graph/run-info.js";
 import { repairAbandonedCalls } from "../graph/abandoned-calls.js";
 import { cancelledStop, modelFailureMessage } from "../graph/stop-message.js";
 import { exposedTools } from "../graph/guard.js";
-import type { CancellationRegistry } from "../service/cancellation.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
-import { threadIdOf, userOf } from "../graph/context.js";
+import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { normalizeModelMessage } from "../models/normalize.js";
 
 /** What `call_model` needs. */
@@ -22,7 +21,7 @@ export interface CallModelDeps {
   model: BaseChatModel;
   registry: ToolRegistry;
   recorder: Recorder;
-  cancellations: CancellationRegistry;
+  cancellations: CancelSignals;
   systemPrompt?: string;
 }
 

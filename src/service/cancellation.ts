@@ -1,5 +1,7 @@
+import type { CancelSignals } from "../graph/context.js";
+
 /** Per-thread abort controllers of the runs in this process; cancelling aborts the run's model call and tools. */
-export class CancellationRegistry {
+export class CancellationRegistry implements CancelSignals {
   private readonly controllers = new Map<string, AbortController>();
   private static readonly never = new AbortController().signal;
 
