@@ -9,7 +9,8 @@ import { CancellationRegistry } from "../service/cancellation.js";
 import type { Runtime } from "../service/runtime.js";
 import { createRuntime } from "../service/create-runtime.js";
 import type { RunEvent } from "../contracts/events.js";
-import type { RuntimeLogger } from "../service/logger.js";
+import type { CurrentRoles } from "../contracts/user.js";
+import type { Logger } from "../service/logger.js";
 import { openPostgres } from "../storage/open-postgres.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
@@ -32,9 +33,11 @@ export interface AppOptions {
   /** Sees every event of every run (metrics). */
   onEvent?: (event: RunEvent) => void;
   /** Receives unexpected run failures (stderr by default). */
-  logger?: RuntimeLogger;
+  logger?: Logger;
   /** On close, how long running runs may go on before they are cancelled (0 by default). */
   shutdownGraceMs?: number;
+  /** The roles each user id holds now (the server's token table); resumes check the thread owner's against it. */
+  currentRoles?: CurrentRoles;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -73,6 +76,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     onEvent: options.onEvent,
     logger: options.logger,
     shutdownGraceMs: options.shutdownGraceMs,
+    currentRoles: options.currentRoles,
   });
   return {
     env,

@@ -4,7 +4,8 @@ import type { Runtime } from "../service/runtime.js";
 import type { RunMetrics } from "../service/metrics.js";
 import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
-import { consoleLogger, errorResponse, makeErrorHandler, type ServerLogger } from "./http-errors.js";
+import { errorResponse, makeErrorHandler } from "./http-errors.js";
+import { consoleLogger, type Logger } from "../service/logger.js";
 import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./rate-limit.js";
 import { threadRoutes } from "./routes.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
@@ -16,7 +17,7 @@ export interface CreateServerOptions {
   /** API tokens and the metrics token; without any, every request acts as the local user. */
   auth?: ServerAuth;
   /** Where failures are logged (console by default). */
-  logger?: ServerLogger;
+  logger?: Logger;
   /** Directory of the page's assets (the project's `public/` by default). */
   publicDir?: string;
   /** Run metrics served at `/metrics` in the Prometheus text format. */

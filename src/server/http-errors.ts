@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Env } from "../config/env.js";
+import type { Logger } from "../service/logger.js";
 import { OpsPilotError } from "../contracts/errors.js";
 
 /** The JSON body of every error response: a stable code and a sentence, never a stack. */
@@ -31,26 +31,11 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, code: st
   return c.json(errorBody(code, message), status);
 }
 
-/** Where the server writes what it does not show clients. */
-export interface ServerLogger {
-  /** Logs an unexpected failure with its details. */
-  error(message: string, error?: unknown): void;
-}
-
-/** Logs failures to stderr, unless `OPSPILOT_LOG_LEVEL` is `silent`. */
-export function consoleLogger(level: Env["OPSPILOT_LOG_LEVEL"] = "info"): ServerLogger {
-  return {
-    error: (message, error) => {
-      if (level !== "silent") console.error(message, error);
-    },
-  };
-}
-
 /**
  * The app's global error handler: known refusals keep their code and status, everything
  * else is logged and answered as a plain 500 without internals.
  */
-export function makeErrorHandler(logger: ServerLogger): ErrorHandler {
+export function makeErrorHandler(logger: Logger): ErrorHandler {
   return (error, c) => {
     // Refusals keep their code and status; application faults (status 500) fall through to the log.
     if (error instanceof OpsPilotError && error.status < 500) {

@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import type { Runtime } from "../service/runtime.js";
 import type { AppEnv } from "./auth.js";
 import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
-import { errorResponse, type ServerLogger } from "./http-errors.js";
+import { errorResponse } from "./http-errors.js";
+import type { Logger } from "../service/logger.js";
 import { streamRunEvents } from "./sse.js";
 
 /** What the thread routes need. */
@@ -10,7 +11,7 @@ export interface ThreadRoutesOptions {
   /** Drives the runs. */
   runtime: Runtime;
   /** Receives failures that clients only see as `internal`. */
-  logger: ServerLogger;
+  logger: Logger;
   /** Interval of the keep-alive comments on idle event streams (15 s by default). */
   keepAliveMs?: number;
 }

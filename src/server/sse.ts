@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { RunEvent } from "../contracts/events.js";
-import type { ServerLogger } from "./http-errors.js";
+import type { Logger } from "../service/logger.js";
 
 /**
  * Streams a run's events as SSE frames (`event:` type, `id:` per-thread seq, JSON `data:`).
@@ -12,7 +12,7 @@ import type { ServerLogger } from "./http-errors.js";
 export function streamRunEvents(
   c: Context,
   events: AsyncIterable<RunEvent>,
-  options: { logger: ServerLogger; keepAliveMs: number },
+  options: { logger: Logger; keepAliveMs: number },
 ): Response {
   const { logger } = options;
   c.header("X-Accel-Buffering", "no");

@@ -5,8 +5,8 @@ import { ConfigError, OpsPilotError } from "../contracts/errors.js";
 import { isLoopback } from "../models/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
 import { openApp } from "../app/assemble.js";
-import { requiresTokens, type ServerAuth } from "./auth.js";
-import { consoleLogger } from "./http-errors.js";
+import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth.js";
+import { consoleLogger } from "../service/logger.js";
 import { RunMetrics } from "../service/metrics.js";
 
 /** Where and how to bind, besides what the app is built from. */
@@ -71,7 +71,13 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const metrics = new RunMetrics({ processMetrics: true });
   // On shutdown, running runs get 10 s to finish; the rest are cancelled with a readable answer.
-  const opened = await openApp({ env, logger, onEvent: (event) => metrics.observe(event), shutdownGraceMs: 10_000 });
+  const opened = await openApp({
+    env,
+    logger,
+    onEvent: (event) => metrics.observe(event),
+    shutdownGraceMs: 10_000,
+    currentRoles: currentRolesOf(auth),
+  });
   const server = await startServer({
     runtime: opened.runtime,
     auth,

@@ -18,7 +18,7 @@ import {
 } from "../contracts/errors.js";
 import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./runtime.js";
 import { CancellationRegistry } from "./cancellation.js";
-import { consoleRuntimeLogger, type RuntimeLogger } from "./logger.js";
+import { consoleLogger, type Logger } from "./logger.js";
 import { driveRun } from "./drive-run.js";
 import { EventChannel } from "./event-channel.js";
 import type { RunEvent } from "../contracts/events.js";
@@ -46,7 +46,7 @@ export interface RuntimeDeps {
   /** Sees every event of every run this runtime drives (metrics). */
   onEvent?: (event: RunEvent) => void;
   /** Receives unexpected failures (stderr by default). */
-  logger?: RuntimeLogger;
+  logger?: Logger;
   /** On close, how long running runs may go on before they are cancelled (0 by default). */
   shutdownGraceMs?: number;
 }
@@ -54,7 +54,8 @@ export interface RuntimeDeps {
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { graph, storage, cancellations } = deps;
-  const logger = deps.logger ?? consoleRuntimeLogger;
+  const logger = deps.logger ?? consoleLogger();
+  const viewArgs = makeArgsView(deps.registry);
   const active = new Map<string, Promise<unknown>>();
   const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
     const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });

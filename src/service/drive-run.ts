@@ -12,7 +12,7 @@ import { unansweredCalls } from "../graph/pairing.js";
 import { notExecuted } from "../execution/tool-message.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
-import type { RuntimeLogger } from "./logger.js";
+import type { Logger } from "./logger.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -27,7 +27,9 @@ export interface DriveOptions {
   /** Ids of messages already in the thread, so only new ones become events. */
   seen: Set<string>;
   /** Receives unexpected failures. */
-  logger: RuntimeLogger;
+  logger: Logger;
+  /** How tool-call args appear in events: validated and masked. */
+  viewArgs: ArgsView;
   /** Runs before `run_finished` is sent (releases the thread), so a client may start the next run at once. */
   beforeFinish: () => Promise<void>;
 }

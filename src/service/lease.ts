@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Storage } from "../storage/types.js";
 import type { CancellationRegistry } from "./cancellation.js";
-import type { RuntimeLogger } from "./logger.js";
+import type { Logger } from "./logger.js";
 
 /** How often a running run checks for a cancel asked through another process. */
 const CANCEL_POLL_MS = 250;
@@ -51,7 +51,7 @@ export function holdForRun(options: {
   threadId: string;
   lease: ThreadLease;
   cancellations: CancellationRegistry;
-  logger: RuntimeLogger;
+  logger: Logger;
 }): RunLease {
   const { storage, threadId, lease, cancellations, logger } = options;
   const controller = cancellations.begin(threadId);
