@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunInfo } from "./state.js";
+import type { StopReason } from "../contracts/stop-reasons.js";
 import { detectLanguage } from "../contracts/language.js";
 import { textOf } from "../models/message-text.js";
 
@@ -32,4 +33,9 @@ export function newRunInfo(messages: readonly BaseMessage[], runId: string | und
 /** The plain text of a message's content. */
 export function messageText(message: BaseMessage): string {
   return textOf(message.content);
+}
+
+/** The record of a run's end (design §7), from the run's own bookkeeping. */
+export function runEnd(run: RunInfo, stopReason: StopReason, now = Date.now()) {
+  return { runId: run.runId, stopReason, steps: run.steps, durationMs: now - run.startedAt, resumed: run.resumed };
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ErrorCode } from "../contracts/observation.js";
+import { notExecuted } from "../execution/tool-message.js";
+import { unansweredCalls } from "./pairing.js";
 import type { Language } from "../contracts/language.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { LimitHit } from "./guard.js";
@@ -19,6 +22,7 @@ const REASON_TITLE: Record<Language, Partial<Record<StopReason, string>>> = {
     too_many_fails: "I stopped because the tools kept failing.",
     budget_exhausted: "I stopped because the run's budget is spent.",
     cancelled: "The run was cancelled.",
+    error: "Sorry, this run hit an internal error and stopped.",
   },
   zh: {
     max_steps: "已达到步数上限，我先停在这里。",
@@ -27,6 +31,7 @@ const REASON_TITLE: Record<Language, Partial<Record<StopReason, string>>> = {
     too_many_fails: "工具接连失败，所以我先停在这里。",
     budget_exhausted: "本次运行的预算已用完，我先停在这里。",
     cancelled: "运行已取消。",
+    error: "抱歉，这次运行出现内部错误，已停止。",
   },
 };
 
@@ -52,6 +57,38 @@ export function stopSummary(options: {
     : "You can rephrase, narrow the question, or raise the limit and ask again.";
   const why = reason === "cancelled" ? "" : detail;
   return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
+}
+
+/** What the calls that will not run are answered with, by stop reason. */
+function notExecutedCode(reason: StopReason): ErrorCode {
+  if (reason === "cancelled") return "cancelled";
+  return reason === "error" ? "internal" : "skipped";
+}
+
+/**
+ * The messages that end a run stopped by a limit, a cancel or an error, so every stop is an
+ * answer (design §2.8): a "not executed" result for each call still unanswered (pairing holds
+ * for the next model call), then the assistant message saying what was found and why it stopped.
+ */
+export function stopWithAnswer(options: {
+  /** The thread's history. */
+  messages: readonly BaseMessage[];
+  /** Why the run stops. */
+  stop: StopInfo;
+  language: Language;
+  /** What the run found before it stopped. */
+  findings?: Finding[];
+  /** Cap on each result's text. */
+  maxChars: number;
+}): BaseMessage[] {
+  const { stop, language } = options;
+  const results = notExecuted(
+    unansweredCalls(options.messages),
+    { errorCode: notExecutedCode(stop.reason), message: `Not executed: ${stop.detail}` },
+    options.maxChars,
+  );
+  const summary = stopSummary({ reason: stop.reason, detail: stop.detail, language, findings: options.findings ?? [] });
+  return [...results, summary];
 }
 
 /** The stop of a run a guard rule ended: its reason and one sentence, in the user's language, saying why. */

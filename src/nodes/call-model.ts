@@ -7,7 +7,7 @@ import { SYSTEM_PROMPT } from "../graph/prompt.js";
 import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.js";
 import { InvariantViolationError } from "../contracts/errors.js";
 import { checkPairing, pairingHolds, proposedCalls } from "../graph/pairing.js";
-import { newRunInfo, startsNewRun } from "../graph/run-info.js";
+import { newRunInfo, runEnd, startsNewRun } from "../graph/run-info.js";
 import { repairAbandonedCalls } from "../graph/abandoned-calls.js";
 import { cancelledStop, modelFailureMessage } from "../graph/stop-message.js";
 import { exposedTools } from "../graph/guard.js";
@@ -65,13 +65,7 @@ export function makeCallModel(deps: CallModelDeps) {
       if (isGraphBubbleUp(error)) throw error;
       if (signal.aborted) return { ...reset, messages: repaired, run, stop: cancelledStop(run.language) };
       const failed = modelFailureMessage(error, run.language);
-      await deps.recorder.recordRunEnd({
-        runId: run.runId,
-        stopReason: "error",
-        steps: step,
-        durationMs: Date.now() - run.startedAt,
-        resumed: run.resumed,
-      });
+      await deps.recorder.recordRunEnd(runEnd({ ...run, steps: step }, "error"));
       return {
         ...reset,
         messages: [...repaired, failed],
@@ -101,13 +95,7 @@ export function makeCallModel(deps: CallModelDeps) {
       toolCalls: calls.length,
     });
     if (calls.length > 0) return { ...reset, messages: [...repaired, response], run: updated };
-    await deps.recorder.recordRunEnd({
-      runId: run.runId,
-      stopReason: "final_answer",
-      steps: step,
-      durationMs: Date.now() - run.startedAt,
-      resumed: run.resumed,
-    });
+    await deps.recorder.recordRunEnd(runEnd(updated, "final_answer"));
     const answer =
       response.content === "" || (Array.isArray(response.content) && response.content.length === 0)
         ? emptyAnswer(response, run)

@@ -3,9 +3,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import type { ObservationMeta } from "../contracts/observation.js";
-import { unansweredCalls } from "../graph/pairing.js";
-import { stopSummary, type Finding } from "../graph/stop-message.js";
-import { notExecuted } from "../execution/tool-message.js";
+import { runEnd } from "../graph/run-info.js";
+import { stopWithAnswer, type Finding } from "../graph/stop-message.js";
 import type { Recorder } from "../storage/types.js";
 
 /**
@@ -18,26 +17,15 @@ export function makeFinishRun(deps: { recorder: Recorder }) {
     const options = readRunOptions(config);
     const run = state.run!;
     const stop = state.stop!;
-    const errorCode = stop.reason === "cancelled" ? "cancelled" : "skipped";
-    const results = notExecuted(
-      unansweredCalls(state.messages),
-      { errorCode, message: `Not executed: ${stop.detail}` },
-      options.observationMaxChars,
-    );
-    const summary = stopSummary({
-      reason: stop.reason,
-      detail: stop.detail,
+    const messages = stopWithAnswer({
+      messages: state.messages,
+      stop,
       language: run.language,
       findings: findingsOfRun(state.messages),
+      maxChars: options.observationMaxChars,
     });
-    await deps.recorder.recordRunEnd({
-      runId: run.runId,
-      stopReason: stop.reason,
-      steps: run.steps,
-      durationMs: Date.now() - run.startedAt,
-      resumed: run.resumed,
-    });
-    return { messages: [...results, summary], batch: null };
+    await deps.recorder.recordRunEnd(runEnd(run, stop.reason));
+    return { messages, batch: null };
   };
 }
 
