@@ -16,6 +16,43 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // Floors: a lower room never imports a higher one (docs/design.md, "Where things are").
+  {
+    files: ["src/contracts/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["../**"], message: "src/contracts is the bottom floor: it imports nothing of ours." }] },
+      ],
+    },
+  },
+  {
+    files: ["src/storage/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [{ regex: "^\\.\\./(?!contracts/)", message: "src/storage depends on src/contracts only." }],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/graph/**/*.ts", "src/nodes/**/*.ts", "src/execution/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/service/**", "**/server/**", "**/cli/**", "**/app/**"],
+              message: "The loop (graph, nodes, execution) never imports the service, server, CLI or app rooms.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: {
