@@ -5,7 +5,7 @@ import type { ErrorCode } from "./observation.js";
  * the docs cannot disagree. Codes at 500 are faults: the server logs them and answers a
  * plain "Internal error".
  */
-export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
+const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   config_invalid: 500,
   invariant_violation: 500,
   thread_not_found: 404,

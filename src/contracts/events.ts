@@ -38,5 +38,3 @@ export type RunEventBody = RunEvent extends infer E
     ? Omit<E, "threadId" | "runId" | "seq">
     : never
   : never;
-/** Names of the event types. */
-export type RunEventType = RunEvent["type"];

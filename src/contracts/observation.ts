@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Every error class a tool call can end in; decided by code, never by the model (design §2.4). */
-export const ERROR_CODES = [
+const ERROR_CODES = [
   "invalid_args",
   "unknown_tool",
   "permission_denied",
@@ -42,10 +42,6 @@ export interface ObservationMeta {
   truncated: boolean;
 }
 
-/** Builds a failed observation. */
-export function failure(errorCode: ErrorCode, message: string): Observation {
-  return { ok: false, errorCode, message };
-}
 
 /** Error codes the executor retries once before they become an observation. */
 export const RETRYABLE: ReadonlySet<ErrorCode> = new Set(["transient", "timeout", "rate_limited"]);

@@ -15,9 +15,3 @@ export const StopReasonSchema = z.enum([
 
 /** Why a run ended. */
 export type StopReason = z.infer<typeof StopReasonSchema>;
-
-/** Stop reasons decided by the guard or the executor, which end in `finish_run`. */
-export type LimitStopReason = Extract<
-  StopReason,
-  "max_steps" | "timeout" | "loop_detected" | "too_many_fails" | "budget_exhausted" | "cancelled"
->;

@@ -126,7 +126,7 @@ export class DemoChatModel extends BaseChatModel {
 }
 
 /** Token count in the way real tokenizers roughly behave: one per Han character, one per four other characters. */
-export function estimateTokens(text: string): number {
+function estimateTokens(text: string): number {
   const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
   return han + Math.ceil((text.length - han) / 4);
 }

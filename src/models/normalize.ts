@@ -62,12 +62,6 @@ export function normalizeModelMessage(message: AIMessage | AIMessageChunk, optio
   });
 }
 
-/** Ids of every call of a reply, valid and invalid: each must be answered by one ToolMessage. */
-export function toolCallIdsOf(message: AIMessage): string[] {
-  const ids = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])].map((call) => call.id);
-  return ids.filter((id): id is string => typeof id === "string" && id.length > 0);
-}
-
 /** Raw streamed argument text per call id, when the reply was assembled from stream chunks. */
 function streamedArgsById(message: AIMessage | AIMessageChunk): Map<string, string> {
   const chunks = (message as { tool_call_chunks?: Array<{ id?: string; args?: string }> }).tool_call_chunks ?? [];

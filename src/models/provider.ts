@@ -72,7 +72,7 @@ export function createChatModel(settings: ModelSettings): BaseChatModel {
   }
 }
 
-/** One line for start-up logs and the CLI: which model, where; never the key. */
+/** One line for the server's start-up line: which model, where; never the key. */
 export function describeModel(settings: ModelSettings): string {
   const spec = parseModelSpec(settings);
   return spec.provider === "demo" ? "demo (offline demo model)" : `openai:${spec.model} at ${spec.baseURL}`;

@@ -1,7 +1,7 @@
 import { AIMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
 
 /** Tool name sent for an invalid call that came without one (OpenAI requires a name). */
-export const UNNAMED_TOOL = "invalid_tool_call";
+const UNNAMED_TOOL = "invalid_tool_call";
 
 /**
  * The messages as a chat-completions request must carry them. `@langchain/openai`

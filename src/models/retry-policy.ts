@@ -5,7 +5,7 @@ import { parseRetryAfterMs } from "@langchain/core/utils/async_caller";
 const NO_RETRY_STATUSES: ReadonlySet<number> = new Set([400, 401, 402, 403, 404, 405, 406, 407, 409, 413, 422]);
 
 /** A rate limit that asks for a longer wait than this is reported instead of waited out. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * `onFailedAttempt` handler for the model's `AsyncCaller`: return to retry (with

@@ -4,7 +4,7 @@ import type { RunUser } from "../contracts/user.js";
 import { RequestError } from "./http-errors.js";
 
 /** The user every request acts as when no API tokens are configured. */
-export const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "operator" });
+const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "operator" });
 
 /**
  * Who may call the API. Without tokens (undefined or empty) the server serves the single

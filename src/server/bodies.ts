@@ -5,12 +5,12 @@ import { formatZodIssues } from "../contracts/zod-issues.js";
 import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
 
 /** Longest message a run accepts, in characters. */
-export const MAX_MESSAGE_CHARS = 8_000;
+const MAX_MESSAGE_CHARS = 8_000;
 /** Largest request body the API reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Body of `POST /api/threads/:threadId/runs`. */
-export const RunBodySchema = z
+const RunBodySchema = z
   .object({
     message: z
       .string()
@@ -24,7 +24,7 @@ export const RunBodySchema = z
 const NOT_A_SEQ = { error: "must be a sequence number (an integer of 0 or more)" };
 
 /** Query of `GET /api/threads/:threadId/events`. */
-export const EventsQuerySchema = z.object({
+const EventsQuerySchema = z.object({
   after: z.coerce
     .number(NOT_A_SEQ)
     .int(NOT_A_SEQ)

@@ -5,7 +5,7 @@ import type { Logger } from "../service/logger.js";
 import { OpsPilotError } from "../contracts/errors.js";
 
 /** The JSON body of every error response: a stable code and a sentence, never a stack. */
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: string; message: string };
 }
 
@@ -22,7 +22,7 @@ export class RequestError extends OpsPilotError {
 }
 
 /** Builds an error body. */
-export function errorBody(code: string, message: string): ErrorBody {
+function errorBody(code: string, message: string): ErrorBody {
   return { error: { code, message } };
 }
 

@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { loadEnv, type Env } from "../config/env.js";
 import { ConfigError, OpsPilotError } from "../contracts/errors.js";
-import { isLoopback } from "../models/provider.js";
+import { describeModel, isLoopback } from "../models/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
 import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth.js";
@@ -32,7 +32,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /** Refuses a non-loopback interface without API tokens: every request would act as the local operator. */
-export function assertBindable(host: string, auth: ServerAuth | undefined): void {
+function assertBindable(host: string, auth: ServerAuth | undefined): void {
   if (!requiresTokens(auth) && !isLoopbackHost(host)) {
     throw new ConfigError(`Refusing to bind to ${host} without OPSPILOT_API_TOKENS; set tokens or use HOST=127.0.0.1.`);
   }
@@ -105,15 +105,17 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
  */
 export async function runServerProcess(): Promise<void> {
   let server: RunningServer;
+  let env: Env;
   try {
-    server = await startFromEnv();
+    env = loadEnv();
+    server = await startFromEnv(env);
   } catch (error) {
     if (!(error instanceof OpsPilotError) && (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
     console.error(`opspilot: ${(error as Error).message}`);
     process.exitCode = 1;
     return;
   }
-  console.log(`opspilot is listening on ${server.url}`);
+  console.log(`opspilot is listening on ${server.url} (model: ${describeModel(env)})`);
   const stop = () => {
     server.close().then(
       () => process.exit(0),

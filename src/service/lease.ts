@@ -7,7 +7,7 @@ import type { Logger } from "./logger.js";
 const CANCEL_POLL_MS = 250;
 
 /** How long a run's lease lasts without a heartbeat: a process that died frees its threads after this. */
-export const LEASE_TTL_MS = 60_000;
+const LEASE_TTL_MS = 60_000;
 
 /** How often a running run renews its lease. */
 const RENEW_EVERY_POLLS = 40;

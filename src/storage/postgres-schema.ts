@@ -5,7 +5,7 @@ import type pg from "pg";
  * SQLite tables of `sqlite-schema.ts`, with BIGINT millisecond times, `seq` columns standing
  * in for SQLite's rowid order, and a per-thread counter that hands out event sequence numbers.
  */
-export const POSTGRES_SCHEMA = `
+const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
   thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS opspilot_journal (

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { createOpenAIChatModel } from "../../src/models/openai-model.js";
-import { normalizeModelMessage, toolCallIdsOf } from "../../src/models/normalize.js";
+import { normalizeModelMessage } from "../../src/models/normalize.js";
+import { proposedCalls } from "../../src/graph/pairing.js";
 import { startOpenAIServer, type OpenAITestServer } from "../fixtures/openai-server.js";
 
 const tools = ["search_resource", "search_logs", "search_docs"].map((name) => ({
@@ -45,13 +46,15 @@ const parallelCalls = {
 
 /** One ToolMessage per call id of the reply, as the loop writes them. */
 function answerAll(reply: AIMessage): ToolMessage[] {
-  return toolCallIdsOf(reply).map(
-    (id) =>
-      new ToolMessage({
-        tool_call_id: id,
-        content: JSON.stringify({ ok: false, errorCode: "invalid_args", message: "bad" }),
-      }),
-  );
+  return proposedCalls(reply)
+    .map((call) => call.id)
+    .map(
+      (id) =>
+        new ToolMessage({
+          tool_call_id: id,
+          content: JSON.stringify({ ok: false, errorCode: "invalid_args", message: "bad" }),
+        }),
+    );
 }
 
 describe.each([
@@ -87,7 +90,7 @@ describe.each([
     const question = new HumanMessage("看看支付服务");
     const reply = normalizeModelMessage(await ask([question], streaming));
 
-    const ids = toolCallIdsOf(reply);
+    const ids = proposedCalls(reply).map((call) => call.id);
     expect(new Set(ids).size).toBe(3);
     expect(reply.invalid_tool_calls?.map((call) => call.name)).toEqual(["search_logs"]);
     expect(reply.tool_calls?.map((call) => call.name).sort()).toEqual(["search_docs", "search_resource"]);

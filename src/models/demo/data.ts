@@ -46,7 +46,7 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 const texts = (value: unknown): string[] => list(value).filter((item): item is string => typeof item === "string");
 
 /** Resources found, best first; services before other kinds. */
-export function resourcesOf(observation: SeenObservation | undefined): ResourceHit[] {
+function resourcesOf(observation: SeenObservation | undefined): ResourceHit[] {
   if (!observation?.ok) return [];
   const hits = list(record(observation.data).results)
     .map(record)

@@ -114,14 +114,14 @@ export function detectIntent(text: string): Intent {
 }
 
 /** The environment the user named, if any: never guessed. */
-export function extractEnvironment(text: string): "prod" | "staging" | undefined {
+function extractEnvironment(text: string): "prod" | "staging" | undefined {
   if (/生产|线上|正式环境|\bprod(?:uction)?\b/i.test(text)) return "prod";
   if (/预发|测试|\bstag(?:ing|e)\b/i.test(text)) return "staging";
   return undefined;
 }
 
 /** Words naming the service: the phrase before 服务 / "service", or an id written as-is. */
-export function extractServiceQuery(text: string, language: Language): string | undefined {
+function extractServiceQuery(text: string, language: Language): string | undefined {
   const literalId = /\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b/.exec(text)?.[0];
   if (literalId && !/^roll-?back$/i.test(literalId)) return literalId;
   return language === "zh" ? zhServicePhrase(text) : enServicePhrase(text);

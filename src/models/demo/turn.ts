@@ -69,7 +69,7 @@ export function wasCalled(turn: Turn, tool: string): boolean {
 }
 
 /** Parses a ToolMessage's JSON; text that is not an observation is reported as such, never guessed at. */
-export function parseObservation(content: string): SeenObservation {
+function parseObservation(content: string): SeenObservation {
   try {
     const value = JSON.parse(content) as {
       ok?: unknown;

@@ -100,7 +100,7 @@ export interface ActionRequest {
  * Applies a write at most once per idempotency key, atomically under the write lock: when the
  * key was recorded before, returns the recorded result and applies nothing.
  */
-export function applyOnce<Result>(
+function applyOnce<Result>(
   db: Database,
   request: ActionRequest,
   now: Date,

@@ -29,7 +29,7 @@ function editDistance(left: string, right: string): number {
 }
 
 /** Services whose names are close to an unknown name: typos first, then shared name words. */
-export function closeServices(db: Database, name: string): ServiceRecord[] {
+function closeServices(db: Database, name: string): ServiceRecord[] {
   const key = normalize(name);
   const distance = (service: ServiceRecord) =>
     Math.min(

@@ -69,12 +69,12 @@ export interface MetricsView {
 }
 
 /** "prod: degraded, staging: healthy". */
-export function describeServiceStatus(statuses: ReadonlyArray<readonly [string, string]>): string {
+function describeServiceStatus(statuses: ReadonlyArray<readonly [string, string]>): string {
   return statuses.map(([environment, status]) => `${environment}: ${status}`).join(", ");
 }
 
 /** "all 10 services healthy" or "1 of 10 services not healthy: payment-service (degraded)". */
-export function describeEnvironmentStatus(
+function describeEnvironmentStatus(
   environment: EnvironmentId,
   statuses: ReadonlyArray<readonly [string, string]>,
 ): string {

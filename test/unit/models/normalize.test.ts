@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
-import { normalizeModelMessage, toolCallIdsOf } from "../../../src/models/normalize.js";
+import { normalizeModelMessage } from "../../../src/models/normalize.js";
+import { proposedCalls } from "../../../src/graph/pairing.js";
 
 const call = (id: string | undefined, name: string, args: Record<string, unknown> = {}) => ({
   id,
@@ -34,14 +35,14 @@ describe("normalizeModelMessage", () => {
     expect(normalized.invalid_tool_calls).toEqual([
       { id: "call_0_3", name: "search_logs", args: "{service:", error: "bad", type: "invalid_tool_call" },
     ]);
-    expect(toolCallIdsOf(normalized)).toEqual(["call_0", "call_0_2", "call_0_3"]);
+    expect(proposedCalls(normalized).map((call) => call.id)).toEqual(["call_0", "call_0_2", "call_0_3"]);
   });
 
   it("gives calls without an id a fresh one", () => {
     const normalized = normalizeModelMessage(
       new AIMessage({ content: "", tool_calls: [call(undefined, "search_docs"), call("", "search_docs")] }),
     );
-    const ids = toolCallIdsOf(normalized);
+    const ids = proposedCalls(normalized).map((call) => call.id);
     expect(ids).toHaveLength(2);
     expect(ids.every((id) => /^call_[0-9a-f]{24}$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(2);
