@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { compileGraph } from "../src/graph/graph.js";
 import { recursionLimitFor, type RunOptionsInput } from "../src/graph/config.js";
 import type { ScriptedChatModel } from "../src/models/scripted-model.js";
-import { CancellationRegistry } from "../src/service/cancellation.js";
-import { collectEvents, createRuntime } from "../src/service/create-runtime.js";
+import { collectEvents } from "../src/service/create-runtime.js";
+import { wireLoop } from "../src/app/assemble.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { defineTool } from "../src/tools/types.js";
@@ -109,12 +108,13 @@ function opspilotParts(setup: PeerSetup, model: ScriptedChatModel) {
       run: async ({ query }) => toolPayload(setup.payload, query),
     }),
   ]);
-  const cancellations = new CancellationRegistry();
-  const graph = compileGraph(
-    { model, registry, storage: setup.backend.storage, cancellations },
-    setup.backend.checkpointer,
-  );
-  return { registry, cancellations, graph };
+  return wireLoop({
+    model,
+    registry,
+    storage: setup.backend.storage,
+    checkpointer: setup.backend.checkpointer,
+    defaults: benchOptions(setup),
+  });
 }
 
 /** Run options that let a scripted run of `steps` tool calls finish with its answer. */
@@ -156,14 +156,7 @@ export function opspilotRuntime(setup: PeerSetup): Peer {
   return {
     name: "opspilot_runtime",
     prepare(model) {
-      const { graph, registry, cancellations } = opspilotParts(setup, model);
-      const runtime = createRuntime({
-        graph,
-        registry,
-        storage: setup.backend.storage,
-        cancellations,
-        defaults: benchOptions(setup),
-      });
+      const { runtime } = opspilotParts(setup, model);
       return async () => {
         const threadId = await runtime.createThread(user);
         const events = await collectEvents(await runtime.startRun({ threadId, message: QUESTION, user }));

@@ -61,23 +61,68 @@ interface Backend {
   close(): Promise<void>;
 }
 
+/** The parts the loop is wired from, whatever hosts it. */
+export interface LoopParts {
+  /** Chat model (demo, OpenAI-compatible, or scripted in tests and benchmarks). */
+  model: BaseChatModel;
+  /** The tools the model may call. */
+  registry: ToolRegistry;
+  /** Journal, raw results, records, events and leases. */
+  storage: Storage;
+  /** Checkpoints shared by every process serving these threads. */
+  checkpointer: BaseCheckpointSaver;
+  /** Default run options. */
+  defaults?: RunOptionsInput;
+  /** Sees every event of every run (metrics). */
+  onEvent?: (event: RunEvent) => void;
+  /** Receives unexpected run failures (stderr by default). */
+  logger?: Logger;
+  /** On close, how long running runs may go on before they are cancelled (0 by default). */
+  shutdownGraceMs?: number;
+  /** The roles each user id holds now (the server's token table); resumes check the thread owner's against it. */
+  currentRoles?: CurrentRoles;
+}
+
+/**
+ * The one place the loop is wired: the graph over the parts, and the runtime that drives it
+ * with the same tools and cancel signals. The server, the CLI, tests and benchmarks all come here.
+ */
+export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Runtime } {
+  const cancellations = new CancellationRegistry();
+  const graph = compileGraph(
+    { model: parts.model, registry: parts.registry, storage: parts.storage, cancellations },
+    parts.checkpointer,
+  );
+  const runtime = createRuntime({
+    graph,
+    registry: parts.registry,
+    storage: parts.storage,
+    cancellations,
+    defaults: parts.defaults,
+    onEvent: parts.onEvent,
+    logger: parts.logger,
+    shutdownGraceMs: parts.shutdownGraceMs,
+    currentRoles: parts.currentRoles,
+  });
+  return { graph, runtime };
+}
+
+/**
+ * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the demo tools
+ * and the model from `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no
+ * checkpointer, because the server supplies its own. Runs end on their own: the server cancels them.
+ */
+export function hostedGraph(env: Env = loadEnv()): OpsPilotGraph {
+  const backend = openSqlite(env.OPSPILOT_DB);
+  const registry = new ToolRegistry(createDemoTools(new OpsStore(backend.db)));
+  return compileGraph({ model: createChatModel(env), registry, storage: backend.storage });
+}
+
 /** Builds the tools, graph and runtime over a backend. */
 function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: Backend): App {
   const ops = new OpsStore(backend.opsDb);
   const registry = new ToolRegistry((options.tools ?? createDemoTools)(ops));
-  const cancellations = new CancellationRegistry();
-  const graph = compileGraph({ model, registry, storage: backend.storage, cancellations }, backend.checkpointer);
-  const runtime = createRuntime({
-    graph,
-    registry,
-    storage: backend.storage,
-    cancellations,
-    defaults: options.defaults,
-    onEvent: options.onEvent,
-    logger: options.logger,
-    shutdownGraceMs: options.shutdownGraceMs,
-    currentRoles: options.currentRoles,
-  });
+  const { graph, runtime } = wireLoop({ ...options, model, registry, ...backend });
   return {
     env,
     runtime,

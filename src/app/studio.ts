@@ -1,11 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { loadEnv } from "../config/env.js";
-import { createChatModel } from "../models/provider.js";
-import { openSqlite } from "../storage/open-sqlite.js";
-import { createDemoTools, OpsStore } from "../tools/index.js";
-import { ToolRegistry } from "../tools/registry.js";
 import { readRunOptions, recursionLimitFor } from "../graph/config.js";
-import { compileGraph, type OpsPilotGraph } from "../graph/graph.js";
+import type { OpsPilotGraph } from "../graph/graph.js";
+import { hostedGraph } from "./assemble.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
 export interface ServerGraphRuntime {
@@ -20,11 +16,7 @@ let shared: OpsPilotGraph | undefined;
  * supplies its own); the journal, records and demo dataset live in `OPSPILOT_DB`.
  */
 function sharedGraph(): OpsPilotGraph {
-  if (shared) return shared;
-  const env = loadEnv();
-  const backend = openSqlite(env.OPSPILOT_DB);
-  const registry = new ToolRegistry(createDemoTools(new OpsStore(backend.db)));
-  shared = compileGraph({ model: createChatModel(env), registry, storage: backend.storage });
+  shared ??= hostedGraph();
   return shared;
 }
 
