@@ -1,28 +1,8 @@
 import type { Observation } from "../contracts/observation.js";
+import { MASK_TOKENS, maskValue } from "./mask.js";
 
-const MASKS: Array<[RegExp, string]> = [
-  // Private keys and bearer/API tokens before the generic patterns, so they are masked whole.
-  [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g, "[private key masked]"],
-  [/\b(Bearer)\s+[A-Za-z0-9._~+/-]{8,4096}=*/gi, "$1 [token masked]"],
-  [/\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}\b/g, "[key masked]"],
-  [/\bAKIA[0-9A-Z]{16}\b/g, "[key masked]"],
-  [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, "[token masked]"],
-  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g, "[token masked]"],
-  [/((?:api[_-]?key|secret|password|passwd|token|access[_-]?key)\\?"?\s*[:=]\s*\\?"?)[^\s"\\,;}]{4,}/gi, "$1[masked]"],
-  [/[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}/g, "[email masked]"],
-  // Chinese resident ID: 6-digit region, birth date, 3 digits and a check digit or X.
-  [
-    /(?<![0-9])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9])/g,
-    "[id number masked]",
-  ],
-  [/(?<![0-9])(?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4}(?![0-9])/g, "[phone masked]"],
-  [/(?<![\w])\+\d{1,3}[- ]?\(?\d{2,4}\)?[- ]?\d{3,4}[- ]?\d{3,4}(?![0-9])/g, "[phone masked]"],
-];
-
-/** Masks secrets, emails, phone numbers and ID numbers in a text. */
-export function maskSensitive(text: string): string {
-  return MASKS.reduce((current, [pattern, replacement]) => current.replace(pattern, replacement), text);
-}
+/** Masking lives in mask.ts; it is re-exported here, where callers look for sanitizing. */
+export { maskSensitive, maskValue } from "./mask.js";
 
 /** A ToolMessage's content and what was cut. */
 export interface BoundedObservation {
@@ -34,32 +14,68 @@ export interface BoundedObservation {
   truncated: boolean;
 }
 
+/** Said in every cut observation; the whole result, masked, is served by call id. */
+const CUT_NOTE = "Result cut to fit; the full result is stored under this call id.";
+
 /**
- * Turns an observation into the text a ToolMessage carries: masked, and capped at
- * `maxChars` with a note of what was cut (design §2.7). The raw result is kept elsewhere.
+ * Turns an observation into the text a ToolMessage carries: masked, then capped at
+ * `maxChars` with a note of what was cut (design §2.7). Masking comes first because a cut
+ * can split a secret into a piece no pattern recognises. The raw result is kept elsewhere.
  */
 export function boundObservation(observation: Observation, maxChars: number): BoundedObservation {
-  const whole = JSON.stringify(observation);
-  if (whole.length <= maxChars) {
-    const masked = parseOr(maskSensitive(whole), observation);
-    const content = JSON.stringify(masked);
-    if (content.length <= maxChars) return { content, observation: masked, truncated: false };
-  }
-  // Cut before masking: masking scans the text, and only what is kept needs it.
-  const note = "Result cut to fit; the full result is stored under this call id.";
-  const budget = Math.max(0, maxChars - 300);
-  const dataText = observation.ok ? (JSON.stringify(observation.data) ?? "null") : observation.message;
-  const preview = maskSensitive(dataText.slice(0, budget)).slice(0, budget);
-  const cut: Observation = observation.ok
-    ? { ok: true, data: preview, truncated: { originalChars: dataText.length, keptChars: preview.length } }
-    : { ok: false, errorCode: observation.errorCode, message: preview };
-  return { content: JSON.stringify({ ...cut, note }), observation: cut, truncated: true };
+  const masked = maskValue(observation) as Observation;
+  const whole = JSON.stringify(masked);
+  if (whole.length <= maxChars) return { content: whole, observation: masked, truncated: false };
+  const text = masked.ok ? (JSON.stringify(masked.data) ?? "null") : masked.message;
+  const envelope = (preview: string, keptChars: number): Observation =>
+    masked.ok
+      ? { ...masked, data: preview, truncated: { originalChars: text.length, keptChars } }
+      : { ...masked, message: preview };
+  // Measured with the widest keptChars, so the preview may use every remaining character.
+  const overhead = JSON.stringify({ ...envelope("", text.length), note: CUT_NOTE }).length;
+  const preview = cutText(text, Math.max(0, maxChars - overhead));
+  const cut = envelope(preview, preview.length);
+  return { content: JSON.stringify({ ...cut, note: CUT_NOTE }), observation: cut, truncated: true };
 }
 
-function parseOr(text: string, fallback: Observation): Observation {
-  try {
-    return JSON.parse(text) as Observation;
-  } catch {
-    return fallback.ok ? { ok: true, data: text } : fallback;
+/**
+ * The longest start of `text` whose JSON string body fits `budget` characters, counting
+ * what escaping adds (quotes, backslashes, control characters). The cut never splits a
+ * surrogate pair or a mask marker.
+ */
+function cutText(text: string, budget: number): string {
+  let used = 0;
+  let end = 0;
+  while (end < text.length) {
+    const cost = escapedLength(text, end);
+    if (used + cost > budget) break;
+    used += cost;
+    end += 1;
   }
+  if (end > 0 && end < text.length && isSurrogatePair(text, end - 1)) end -= 1;
+  return text.slice(0, outsideMaskToken(text, end));
+}
+
+/** Characters JSON.stringify writes for the UTF-16 unit at `index`. */
+function escapedLength(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  if (code === 0x22 || code === 0x5c) return 2;
+  if (code < 0x20) return code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+  if (code >= 0xd800 && code <= 0xdfff) return isSurrogatePair(text, index) || isSurrogatePair(text, index - 1) ? 1 : 6;
+  return 1;
+}
+
+/** Whether the units at `index` and `index + 1` form one character. */
+function isSurrogatePair(text: string, index: number): boolean {
+  const high = text.charCodeAt(index);
+  const low = text.charCodeAt(index + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
+}
+
+/** Moves a cut that falls inside a mask marker back to the marker's start. */
+function outsideMaskToken(text: string, end: number): number {
+  const open = text.lastIndexOf("[", end - 1);
+  if (open < 0) return end;
+  const inside = MASK_TOKENS.some((token) => text.startsWith(token, open) && open + token.length > end);
+  return inside ? open : end;
 }
