@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+/** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
+const TOOL_PATTERN = /^[A-Za-z0-9_.:-]*[*?]?[A-Za-z0-9_.:*?-]*$/;
+
+/** An MCP server started as a child process and spoken to over stdio (the editors' format). */
+export const StdioServerSchema = z
+  .object({
+    command: z.string().min(1).describe("Program to start, e.g. npx or a path"),
+    args: z.array(z.string()).default([]).describe("Its arguments"),
+    env: z.record(z.string(), z.string()).optional().describe("Extra environment variables for the server"),
+    cwd: z.string().optional().describe("Working directory of the server"),
+  })
+  .strict();
+
+/** An MCP server reached over Streamable HTTP, falling back to SSE. */
+export const HttpServerSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).describe("Endpoint of the server"),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Headers sent with every request, e.g. Authorization"),
+  })
+  .strict();
+
+/** One entry of `mcpServers`: stdio (`command`) or HTTP (`url`). */
+export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
+  error: 'must have either "command" (stdio) or "url" (Streamable HTTP or SSE)',
+});
+
+/** A field the loop asks the user for when the model leaves it out. */
+export const AskFieldSchema = z
+  .object({
+    description: z.string().min(1).describe("Shown above the form field"),
+    enum: z.array(z.string()).min(1).optional().describe("Allowed values, drawn as a select"),
+  })
+  .strict();
+
+/** Policy overrides for the tools a name or glob matches; each field wins over the tool's own setting. */
+export const ToolPolicySchema = z
+  .object({
+    enabled: z.boolean().optional().describe("false hides the tool from the model and refuses it"),
+    readOnly: z.boolean().optional().describe("Reads run in parallel; writes one at a time"),
+    risk: z.enum(["low", "high"]).optional().describe("High-risk tools wait for the user's approval"),
+    roles: z.array(z.string().min(1)).optional().describe("Roles allowed to call the tool"),
+    askUser: z.record(z.string(), AskFieldSchema).optional().describe("Fields to ask the user for when missing"),
+    timeoutMs: z.number().int().min(100).max(600_000).optional().describe("Per-attempt time limit"),
+    idempotent: z.boolean().optional().describe("A write that may be retried once after a timeout"),
+    rateLimit: z
+      .object({
+        perMinute: z.number().int().min(1).optional().describe("Calls per minute, all users together"),
+        perUserPerMinute: z.number().int().min(1).optional().describe("Calls per minute per user"),
+      })
+      .strict()
+      .optional(),
+    fallback: z.array(z.string().min(1)).optional().describe("Tools to suggest when this one fails"),
+  })
+  .strict();
+
+/** `opspilot.config.json`: MCP servers, tool policies, a runbooks folder and the demo tools. */
+export const ConfigFileSchema = z
+  .object({
+    $schema: z.string().optional().describe("Path or URL of opspilot.config.schema.json, for editors"),
+    mcpServers: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$/, {
+          error: "server names use letters, digits, '-' and single '_' (tools are named <server>__<tool>)",
+        }),
+        McpServerSchema,
+      )
+      .default({})
+      .describe("MCP servers whose tools opspilot may call, in the format editors use"),
+    tools: z
+      .record(
+        z.string().regex(TOOL_PATTERN, { error: "must be a tool name or a glob using * and ?" }),
+        ToolPolicySchema,
+      )
+      .default({})
+      .describe('Policy overrides by exact tool name or glob (e.g. "k8s__*"); an exact name wins over a glob'),
+    runbooks: z.string().min(1).optional().describe("Folder of Markdown runbooks indexed for search_docs"),
+    demo: z.boolean().default(true).describe("Keep the built-in demo tools and dataset"),
+  })
+  .strict();
+
+/** The validated config file. */
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+/** One MCP server entry. */
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+/** One tool policy override. */
+export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
