@@ -3,9 +3,10 @@ import type { MessageView } from "./runtime.js";
 import type { ObservationMeta } from "../contracts/observation.js";
 import type { RunEventBody } from "../contracts/events.js";
 import { messageText } from "../graph/run-info.js";
+import type { ArgsView } from "./args-view.js";
 
-/** A message as clients see it; system messages are not shown. */
-export function toMessageView(message: BaseMessage): MessageView | undefined {
+/** A message as clients see it; system messages are not shown. Tool-call args pass through `viewArgs`. */
+export function toMessageView(message: BaseMessage, viewArgs: ArgsView): MessageView | undefined {
   const id = message.id ?? "";
   if (HumanMessage.isInstance(message)) return { id, role: "user", content: messageText(message) };
   if (AIMessage.isInstance(message)) {
@@ -15,7 +16,7 @@ export function toMessageView(message: BaseMessage): MessageView | undefined {
     ].map((call) => ({
       callId: call.id ?? "",
       tool: call.name,
-      args: call.args,
+      args: viewArgs(call.name, call.args),
     }));
     return { id, role: "assistant", content: messageText(message), toolCalls };
   }
@@ -36,9 +37,9 @@ export function toMessageView(message: BaseMessage): MessageView | undefined {
   return undefined;
 }
 
-/** The stream events a new message produces (design §6), in order. */
-export function eventsForMessage(message: BaseMessage): RunEventBody[] {
-  const view = toMessageView(message);
+/** The stream events a new message produces (design §6), in order; tool-call args pass through `viewArgs`. */
+export function eventsForMessage(message: BaseMessage, viewArgs: ArgsView): RunEventBody[] {
+  const view = toMessageView(message, viewArgs);
   if (!view || view.role === "user") return [];
   if (view.role === "tool") {
     return [
