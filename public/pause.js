@@ -1,4 +1,6 @@
 // A pause answered in place: fields for missing values, Approve / Edit / Reject for risky calls.
+// A risky call is drawn as risky even when it also asks for fields: its Approve button names
+// the exact action, with the values filled in, because that click is the approval.
 import { formatArgs, h } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -11,6 +13,7 @@ export function renderPause(slot, interrupt, onAnswer) {
   const fieldsByCall = new Map();
   const error = h("p", { class: "form-error", role: "alert" });
   const single = interrupt.calls.length === 1 && interrupt.calls[0].risk === "high";
+  const risky = interrupt.interruptType === "confirm_risky";
   const sendButton = h("button", {
     type: "submit",
     class: "primary",
@@ -19,8 +22,8 @@ export function renderPause(slot, interrupt, onAnswer) {
   });
   const form = h(
     "form",
-    { class: "pause", "aria-label": t("pauseTitle") },
-    h("h3", { text: t("pauseTitle") }),
+    { class: `pause${risky ? " risky" : ""}`, "aria-label": t(risky ? "riskyTitle" : "pauseTitle") },
+    h("h3", { text: t(risky ? "riskyTitle" : "pauseTitle") }),
     h("p", {
       class: "reason",
       text: interrupt.reason || t(interrupt.interruptType === "params_required" ? "paramsReason" : "approveReason"),
@@ -64,7 +67,14 @@ function callFieldset(call, decisions, fieldsByCall, onDecide) {
   return h(
     "fieldset",
     { class: `pause-call${risky ? " risky" : ""}`, dataset: { callId: call.callId } },
-    h("legend", {}, h("strong", { text: call.tool }), risky ? null : h("code", { text: ` ${formatArgs(call.args)}` })),
+    h(
+      "legend",
+      {},
+      h("strong", { text: call.tool }),
+      risky
+        ? h("span", { class: "risk-badge", text: t("highRisk") })
+        : h("code", { text: ` ${formatArgs(call.args)}` }),
+    ),
     risky ? h("pre", { class: "exact-args", text: JSON.stringify(call.args, null, 2) }) : null,
     fields.map((field) => field.element),
     controls,
@@ -106,6 +116,13 @@ function decisionControls(call, decisions, onDecide, fields) {
       onclick: () => choose(action),
     }),
   );
+  const approveButton = buttons[0];
+  const nameApproval = () => (approveButton.textContent = t("approveAction", { action: actionText(call, fields) }));
+  for (const field of fields) {
+    field.control.addEventListener("change", nameApproval);
+    field.control.addEventListener("input", nameApproval);
+  }
+  nameApproval();
 
   function choose(action) {
     decisions.set(call.callId, { action, editor, note });
@@ -119,6 +136,16 @@ function decisionControls(call, decisions, onDecide, fields) {
   }
 
   return [h("div", { class: "actions" }, buttons), editBox, rejectBox];
+}
+
+/** The action an approval runs: the tool and its final args, with `?` for a field still empty. */
+function actionText(call, fields) {
+  const args = { ...call.args };
+  for (const field of fields) args[field.name] = field.control.value || "?";
+  const shown = Object.entries(args).map(
+    ([name, value]) => `${name}=${typeof value === "string" ? value : JSON.stringify(value)}`,
+  );
+  return [call.tool, ...shown].join(" ");
 }
 
 /** Builds the resume value from the form, or returns a message saying what is missing. */

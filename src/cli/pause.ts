@@ -11,10 +11,17 @@ export interface PauseView {
 /** The command users run to answer; the same on every platform npm runs on. */
 export const ASK_COMMAND = "npm run ask --";
 
-/** What the pause waits for: the reason, each waiting call with its args, risk and the fields to fill. */
+/**
+ * What the pause waits for: the reason, each waiting call with its args, risk and the fields
+ * to fill. A risky pause says so in its first line, in red, even when it also asks for fields.
+ */
 export function describePause(pause: InterruptValue, view: PauseView): string[] {
   const { style } = view;
-  const lines = [style.yellow(style.bold(`⏸ Waiting for you (${pause.interruptType}):`)) + ` ${pause.reason}`];
+  const title =
+    pause.interruptType === "confirm_risky"
+      ? style.red(style.bold(`⚠ Waiting for your approval of a high-risk action (${pause.interruptType}):`))
+      : style.yellow(style.bold(`⏸ Waiting for you (${pause.interruptType}):`));
+  const lines = [`${title} ${pause.reason}`];
   if (pause.error) lines.push(style.red(`  Your previous answer was refused: ${pause.error}`));
   for (const call of pause.calls) lines.push(...describeCall(call, view));
   return lines;
@@ -40,11 +47,18 @@ export function resumeInstructions(threadId: string, pause: InterruptValue, styl
   const fields = uniqueFields(pause);
   const highRisk = pause.calls.some((call) => call.risk === "high");
   const approve = highRisk ? " --approve" : "";
+  // With one risky call, each approving command names the exact action it approves.
+  const [risky] = pause.calls.length === 1 && highRisk ? pause.calls : [];
+  const approves = (filled: Record<string, unknown>) =>
+    risky ? style.dim(`   approves ${risky.tool} ${compactJson({ ...risky.args, ...filled }, 200)}`) : "";
   const lines = [style.bold("To answer, run one of:")];
   const [onlyField] = fields;
   if (fields.length === 1 && onlyField!.enum && onlyField!.enum.length <= 5) {
     for (const value of onlyField!.enum)
-      lines.push(command(`--param ${shellQuote(`${onlyField!.name}=${value}`)}${approve}`));
+      lines.push(
+        command(`--param ${shellQuote(`${onlyField!.name}=${value}`)}${approve}`) +
+          approves({ [onlyField!.name]: value }),
+      );
   } else if (fields.length > 0) {
     lines.push(
       command(
@@ -55,7 +69,7 @@ export function resumeInstructions(threadId: string, pause: InterruptValue, styl
     for (const field of fields)
       if (field.enum) lines.push(style.dim(`      ${field.name}: one of ${field.enum.join(", ")}`));
   } else {
-    lines.push(command("--approve") + style.dim("   run exactly as shown"));
+    lines.push(command("--approve") + (risky ? approves({}) : style.dim("   run exactly as shown")));
   }
   if (pause.calls.length === 1 && (highRisk || pause.interruptType === "confirm_risky")) {
     lines.push(

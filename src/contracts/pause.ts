@@ -17,7 +17,10 @@ export const WaitingCallSchema = z.object({
   missing: z.array(MissingFieldSchema).optional(),
 });
 
-/** What `interrupt()` receives and clients see (design §4). */
+/**
+ * What `interrupt()` receives and clients see (design §4): `confirm_risky` whenever a waiting
+ * call is high risk, even when it also misses fields, so the form and the risk are one pause.
+ */
 export const InterruptValueSchema = z.object({
   interruptId: z.string(),
   interruptType: z.enum(["params_required", "confirm_risky"]),
@@ -38,7 +41,10 @@ export const DecisionSchema = z
     action: z.enum(["approve", "edit", "reject"]).describe("approve as shown, edit the args, or reject"),
     argsHash: z.string().optional().describe("The argsHash the client was shown; must match"),
     args: z.record(z.string(), z.unknown()).optional().describe("Replacement args (edit only)"),
-    params: z.record(z.string(), z.unknown()).optional().describe("Values for the missing fields"),
+    params: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Values for the fields the pause lists as missing, and no others"),
     message: z.string().max(2000).optional().describe("A note from the user, e.g. why they rejected"),
   })
   .strict()

@@ -11,3 +11,10 @@ export interface RunUser {
   /** Role that decides which tools may run. */
   role: Role;
 }
+
+/**
+ * The roles a user id holds now (one per API token it still has), so an answer given long
+ * after a pause is judged by today's roles. Undefined when users are not managed (no
+ * tokens: the single local user); an empty list when the user has no token left.
+ */
+export type CurrentRoles = (userId: string) => readonly Role[] | undefined;

@@ -1,88 +1,152 @@
 import { createHash } from "node:crypto";
-import type { Batch, PlannedCall } from "./state.js";
-import type { ToolRegistry } from "../tools/registry.js";
+import type { StateSnapshot } from "@langchain/langgraph";
+import { callBase, type Batch, type PlannedCall, type WaitingCallPlan } from "./state.js";
+import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";
-import { ResumeValueSchema, type Decision, type InterruptValue } from "../contracts/pause.js";
+import {
+  InterruptValueSchema,
+  ResumeValueSchema,
+  type Decision,
+  type InterruptValue,
+  type WaitingCall,
+} from "../contracts/pause.js";
 import type { Language } from "../contracts/language.js";
+import type { Role, RunUser } from "../contracts/user.js";
 import { describeIssues, missingAskFields } from "./validation.js";
+import { formatZodIssues } from "../contracts/zod-issues.js";
 
-/** Calls of the batch that wait for the user. */
-export function waitingCalls(batch: Batch | null): PlannedCall[] {
-  return (batch?.calls ?? []).filter((call) => call.status === "needs_params" || call.status === "needs_approval");
+/**
+ * The pause a thread waits on, if any (the latest interrupt of its pending tasks). A task
+ * whose output is saved is past its pause: LangGraph keeps the answered interrupt beside
+ * that output until the step's checkpoint is written, so a process that dies in between
+ * leaves an interrupt that no answer can match any more.
+ */
+export function pendingInterrupt(snapshot: StateSnapshot): InterruptValue | undefined {
+  const interrupts = snapshot.tasks
+    .filter((task) => task.result === undefined)
+    .flatMap((task) => task.interrupts ?? []);
+  const latest = interrupts[interrupts.length - 1];
+  if (!latest) return undefined;
+  const parsed = InterruptValueSchema.safeParse(latest.value);
+  return parsed.success ? parsed.data : undefined;
 }
 
-/** The interrupt value of design §4 for the waiting calls; deterministic, since review_calls re-runs on resume. */
+/** What a thread that no run holds offers the user (design §2.8): answer, continue, or write. */
+export type ThreadStanding = { kind: "paused"; interrupt: InterruptValue } | { kind: "unfinished" } | { kind: "idle" };
+
+/**
+ * Where a thread stands, from its latest checkpoint. A run whose process died is unfinished
+ * whenever its step has tasks: those still to run and those whose output was saved before
+ * the step's checkpoint was. `snapshot.next` leaves the second kind out, so it cannot tell
+ * such a run from a finished one.
+ */
+export function threadStanding(snapshot: StateSnapshot): ThreadStanding {
+  const interrupt = pendingInterrupt(snapshot);
+  if (interrupt) return { kind: "paused", interrupt };
+  return snapshot.tasks.length > 0 ? { kind: "unfinished" } : { kind: "idle" };
+}
+
+/** Calls of the batch that wait for the user. */
+export function waitingCalls(batch: Batch | null): WaitingCallPlan[] {
+  return (batch?.calls ?? []).filter(
+    (call): call is WaitingCallPlan => call.status === "needs_params" || call.status === "needs_approval",
+  );
+}
+
+/**
+ * The interrupt value of design §4 for the waiting calls; deterministic, since review_calls
+ * re-runs on resume. Any high-risk waiting call makes it `confirm_risky`, even when it also
+ * waits for fields: the form and the risk are one pause, answered by one approval of the final args.
+ */
 export function buildInterrupt(batch: Batch, language: Language): InterruptValue {
   const waiting = waitingCalls(batch);
-  const needsParams = waiting.some((call) => call.status === "needs_params");
   const interruptId =
     "int_" +
     createHash("sha256")
       .update(`${batch.step}:${waiting.map((c) => `${c.callId}:${c.argsHash}`).join(",")}`)
       .digest("hex")
       .slice(0, 16);
-  const zh = language === "zh";
-  const reason = waiting
-    .map((call) =>
-      call.status === "needs_params"
-        ? (call.reason ??
-          (zh
-            ? `${call.tool} 需要您提供：${call.missing!.map((f) => f.name).join("、")}`
-            : `${call.tool} needs: ${call.missing!.map((f) => f.name).join(", ")}`))
-        : zh
-          ? `${call.tool} 是高风险操作，需要您批准、修改或拒绝。`
-          : `${call.tool} is a high-risk action; approve, edit or reject it.`,
-    )
-    .join(zh ? "；" : "; ");
   return {
     interruptId,
-    interruptType: needsParams ? "params_required" : "confirm_risky",
-    reason,
-    calls: waiting.map((call) => ({
+    interruptType: waiting.some((call) => call.risk === "high") ? "confirm_risky" : "params_required",
+    reason: waiting.map((call) => waitingReason(call, language)).join(language === "zh" ? "；" : "; "),
+    calls: waiting.map((call): WaitingCall => ({
       callId: call.callId,
       tool: call.tool,
       args: call.args,
       argsHash: call.argsHash,
       risk: call.risk,
-      ...(call.missing ? { missing: call.missing } : {}),
+      ...(call.status === "needs_params" ? { missing: call.missing } : {}),
     })),
   };
 }
 
-/** A resume applied to a batch, or the reason it was refused. */
-export type ResumeOutcome = { ok: true; batch: Batch; decisions: Decision[] } | { ok: false; error: string };
+function waitingReason(call: WaitingCallPlan, language: Language): string {
+  const zh = language === "zh";
+  if (call.status === "needs_approval")
+    return zh
+      ? `${call.tool} 是高风险操作，需要您批准、修改或拒绝。`
+      : `${call.tool} is a high-risk action; approve, edit or reject it.`;
+  const fields = call.missing.map((field) => field.name).join(zh ? "、" : ", ");
+  if (call.risk === "low")
+    return call.reason ?? (zh ? `${call.tool} 需要您提供：${fields}` : `${call.tool} needs: ${fields}`);
+  const approval = zh
+    ? "高风险操作：请确认最终参数后批准、修改或拒绝。"
+    : "high-risk action: approve the final args, edit or reject it.";
+  if (call.reason !== undefined)
+    return zh ? `${call.reason}${call.tool} 是${approval}` : `${call.reason} ${call.tool} is a ${approval}`;
+  return zh
+    ? `${call.tool} 需要您提供：${fields}，且是${approval}`
+    : `${call.tool} needs: ${fields}; it is a ${approval}`;
+}
 
-/** Applies a resume value to the waiting calls (design §4, §2.5); pure. Refuses the whole resume on any mismatch. */
-export function applyResume(batch: Batch, resume: unknown, registry: ToolRegistry): ResumeOutcome {
+/** What a resume is checked against besides the waiting calls. */
+export interface ResumeContext {
+  /** The tools the graph was built with. */
+  registry: ToolRegistry;
+  /** The user who answers, with the role of the credential they answer with. */
+  answerer: RunUser;
+  /** The thread's owner and the roles they hold now, where the caller knows them (a server's token table). */
+  owner?: { id: string; roles: readonly Role[] };
+}
+
+/** A resume applied to a batch, or why it was refused: an answer that does not fit, or one its user may not give. */
+export type ResumeOutcome =
+  | { ok: true; batch: Batch; decisions: Decision[] }
+  | { ok: false; code: "resume_rejected" | "permission_denied"; error: string };
+
+const rejected = (error: string): ResumeOutcome => ({ ok: false, code: "resume_rejected", error });
+
+/**
+ * Applies a resume value to the waiting calls (design §4, §2.5, §2.9); pure. Refuses the
+ * whole resume on any mismatch, and any approval or edit of a tool that the answering user
+ * (or the thread's owner, today) may not run; a rejection needs no authority.
+ */
+export function applyResume(batch: Batch, resume: unknown, context: ResumeContext): ResumeOutcome {
   const parsed = ResumeValueSchema.safeParse(resume);
-  if (!parsed.success)
-    return {
-      ok: false,
-      error: `Malformed resume value: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(value)"}: ${i.message}`).join("; ")}`,
-    };
+  if (!parsed.success) return rejected(`Malformed resume value: ${formatZodIssues(parsed.error, { root: "(value)" })}`);
   const waiting = new Map(waitingCalls(batch).map((call) => [call.callId, call]));
   const decisions = parsed.data.decisions;
-  const seen = new Set<string>();
+  const answered: Array<{ call: WaitingCallPlan; decision: Decision }> = [];
   for (const decision of decisions) {
-    if (!waiting.has(decision.callId))
-      return {
-        ok: false,
-        error: `Unknown call id ${decision.callId}; waiting calls: ${[...waiting.keys()].join(", ")}.`,
-      };
-    if (seen.has(decision.callId)) return { ok: false, error: `Call ${decision.callId} has more than one decision.` };
-    seen.add(decision.callId);
+    const call = waiting.get(decision.callId);
+    if (!call) return rejected(`Unknown call id ${decision.callId}; waiting calls: ${[...waiting.keys()].join(", ")}.`);
+    if (answered.some((item) => item.call.callId === decision.callId))
+      return rejected(`Call ${decision.callId} has more than one decision.`);
+    answered.push({ call, decision });
   }
-  const unanswered = [...waiting.keys()].filter((id) => !seen.has(id));
+  const unanswered = [...waiting.keys()].filter((id) => !answered.some((item) => item.call.callId === id));
   if (unanswered.length > 0)
-    return {
-      ok: false,
-      error: `No decision for waiting call(s): ${unanswered.join(", ")}; answer every waiting call.`,
-    };
+    return rejected(`No decision for waiting call(s): ${unanswered.join(", ")}; answer every waiting call.`);
+  for (const { call, decision } of answered) {
+    const denied = decision.action === "reject" ? undefined : authorityRefusal(call, context);
+    if (denied !== undefined) return { ok: false, code: "permission_denied", error: denied };
+  }
   const decided = new Map<string, PlannedCall>();
-  for (const decision of decisions) {
-    const result = decide(waiting.get(decision.callId)!, decision, registry);
-    if (typeof result === "string") return { ok: false, error: result };
-    decided.set(decision.callId, result);
+  for (const { call, decision } of answered) {
+    const result = decide(call, decision, context.registry);
+    if (typeof result === "string") return rejected(result);
+    decided.set(call.callId, result);
   }
   return {
     ok: true,
@@ -91,29 +155,42 @@ export function applyResume(batch: Batch, resume: unknown, registry: ToolRegistr
   };
 }
 
-function decide(call: PlannedCall, decision: Decision, registry: ToolRegistry): PlannedCall | string {
+function authorityRefusal(call: WaitingCallPlan, context: ResumeContext): string | undefined {
+  const tool = context.registry.get(call.tool);
+  if (!tool) return undefined;
+  const { answerer, owner } = context;
+  if (!roleAllows(tool, answerer.role))
+    return `Your role (${answerer.role}) is not allowed to use ${tool.name}, so you cannot approve or edit call ${call.callId}; it keeps waiting for a user who may.`;
+  if (owner && !owner.roles.some((role) => roleAllows(tool, role)))
+    return `The thread's owner (${owner.id}) no longer holds a role allowed to use ${tool.name}, so call ${call.callId} cannot be approved or edited; it keeps waiting.`;
+  return undefined;
+}
+
+function decide(call: WaitingCallPlan, decision: Decision, registry: ToolRegistry): PlannedCall | string {
   if (decision.argsHash !== undefined && decision.argsHash !== call.argsHash) {
     return `argsHash mismatch for call ${call.callId}: it does not match the ${call.tool} call that is waiting; reload the pause and decide again.`;
   }
   if (decision.action === "reject") {
     const note = decision.message ? `: ${decision.message}` : ".";
     return {
-      ...call,
+      ...callBase(call),
       status: "failed",
       failure: { errorCode: "rejected_by_user", message: `The user rejected this ${call.tool} call${note}` },
     };
   }
-  const tool = registry.get(call.tool)!;
+  const tool = registry.get(call.tool);
+  if (!tool) return `Call ${call.callId}: the tool ${call.tool} is no longer available; reject the call.`;
   let args: Record<string, unknown>;
-  if (decision.action === "edit") args = { ...decision.args! };
-  else if (call.status === "needs_params") {
-    if (!decision.params)
-      return `Call ${call.callId} (${call.tool}) needs params: ${call.missing!.map((f) => f.name).join(", ")}.`;
+  if (decision.action === "edit") args = { ...decision.args };
+  else {
+    const asked = call.status === "needs_params" ? call.missing.map((field) => field.name) : [];
+    // An approval may fill what the pause asked for; anything else would change what the user was shown.
+    const extra = Object.keys(decision.params ?? {}).filter((name) => !asked.includes(name));
+    if (extra.length > 0)
+      return `Call ${call.callId} (${call.tool}): params may only fill the missing fields (${asked.join(", ") || "none"}); ${extra.map((name) => `"${name}"`).join(", ")} ${extra.length === 1 ? "was" : "were"} not asked for. To change other args, use action "edit".`;
+    if (call.status === "needs_params" && !decision.params)
+      return `Call ${call.callId} (${call.tool}) needs params: ${asked.join(", ")}.`;
     args = { ...call.args, ...decision.params };
-  } else {
-    if (decision.params && Object.keys(decision.params).length > 0)
-      return `Call ${call.callId} has no missing fields; to change its args use action "edit".`;
-    args = call.args;
   }
   const stillMissing = missingAskFields(tool, args);
   if (stillMissing.length > 0)
@@ -122,13 +199,5 @@ function decide(call: PlannedCall, decision: Decision, registry: ToolRegistry): 
   if (!parsed.success) return describeIssues(tool.name, parsed.error);
   const frozen = parsed.data as Record<string, unknown>;
   const hash = argsHash(frozen);
-  return {
-    ...call,
-    args: frozen,
-    argsHash: hash,
-    approvedHash: hash,
-    status: "ready",
-    missing: undefined,
-    reason: undefined,
-  };
+  return { ...callBase(call), args: frozen, argsHash: hash, approvedHash: hash, status: "ready" };
 }

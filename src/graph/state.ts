@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { registry } from "@langchain/langgraph/zod";
+import type { Language } from "../contracts/language.js";
 import type { ErrorCode } from "../contracts/observation.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { MissingField } from "../contracts/pause.js";
@@ -26,16 +27,13 @@ export interface RunInfo {
   /** Dollars spent by this run, from the configured prices. */
   costUsd: number;
   /** Language of the user's message, for the messages the loop writes itself. */
-  language: "zh" | "en";
+  language: Language;
   /** Whether this run was resumed from a pause at least once. */
   resumed: boolean;
 }
 
-/** Status of one call of the current batch. */
-export type CallStatus = "ready" | "needs_params" | "needs_approval" | "failed" | "done";
-
-/** One call of the batch the model proposed, with what the loop decided for it. */
-export interface PlannedCall {
+/** What every call of a batch carries, whatever the loop decided for it. */
+export interface CallBase {
   /** Tool-call id from the model (made unique). */
   callId: string;
   /** Tool name as proposed. */
@@ -44,20 +42,60 @@ export interface PlannedCall {
   args: Record<string, unknown>;
   /** sha256 of the canonical args. */
   argsHash: string;
-  /** Where the call stands. */
-  status: CallStatus;
   /** Whether the tool only reads. */
   readOnly: boolean;
   /** Tool risk. */
   risk: "low" | "high";
-  /** For `failed`: the observation the executor writes instead of running. */
-  failure?: { errorCode: ErrorCode; message: string };
-  /** For `needs_params`: the fields to ask for. */
-  missing?: MissingField[];
-  /** Why the call waits (deferred requests carry the tool's own reason). */
-  reason?: string;
   /** Set once the user approved or edited: the hash the approval is bound to. */
   approvedHash?: string;
+}
+
+/** A call that runs in this step. */
+export interface ReadyCall extends CallBase {
+  /** Where the call stands. */
+  status: "ready";
+}
+
+/** A call waiting for fields only the user can give; a high-risk one also waits for the approval of its final args. */
+export interface NeedsParamsCall extends CallBase {
+  /** Where the call stands. */
+  status: "needs_params";
+  /** The fields to ask for; an answer's `params` may fill these and nothing else. */
+  missing: MissingField[];
+  /** Why the call waits, when the tool itself asked mid-run. */
+  reason?: string;
+}
+
+/** A high-risk call waiting for the user's approval. */
+export interface NeedsApprovalCall extends CallBase {
+  /** Where the call stands. */
+  status: "needs_approval";
+}
+
+/** A call that does not run: the executor writes `failure` as its observation. */
+export interface FailedCall extends CallBase {
+  /** Where the call stands. */
+  status: "failed";
+  /** The observation written instead of running. */
+  failure: { errorCode: ErrorCode; message: string };
+}
+
+/** A call whose result is written. */
+export interface DoneCall extends CallBase {
+  /** Where the call stands. */
+  status: "done";
+}
+
+/** One call of the batch the model proposed, with what the loop decided for it. */
+export type PlannedCall = ReadyCall | NeedsParamsCall | NeedsApprovalCall | FailedCall | DoneCall;
+
+/** A call that waits for the user. */
+export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
+
+/** The shared fields of a call, so a new status never carries the fields of the old one. */
+export function callBase(call: PlannedCall): CallBase {
+  const { callId, tool, args, argsHash, readOnly, risk, approvedHash } = call;
+  return { callId, tool, args, argsHash, readOnly, risk, ...(approvedHash !== undefined ? { approvedHash } : {}) };
 }
 
 /** The batch of calls of the latest model turn. */

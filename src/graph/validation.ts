@@ -1,12 +1,13 @@
 import type { z } from "zod";
-import type { PlannedCall } from "./state.js";
-import type { RunUser } from "../contracts/user.js";
+import type { FailedCall, PlannedCall } from "./state.js";
+import type { Role, RunUser } from "../contracts/user.js";
 import type { ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { roleAllows } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";
 import type { MissingField } from "../contracts/pause.js";
 import type { ProposedCall } from "./pairing.js";
+import { formatZodIssues } from "../contracts/zod-issues.js";
 
 /** What `validate_calls` decides for one call, given the step's context. */
 export interface PlanContext {
@@ -27,7 +28,7 @@ export function planCall(call: ProposedCall, context: PlanContext): PlannedCall 
     readOnly: tool?.readOnly ?? true,
     risk: tool?.risk ?? "low",
   } as const;
-  const fail = (errorCode: NonNullable<PlannedCall["failure"]>["errorCode"], message: string): PlannedCall => ({
+  const fail = (errorCode: FailedCall["failure"]["errorCode"], message: string): FailedCall => ({
     ...base,
     status: "failed",
     failure: { errorCode, message },
@@ -45,8 +46,7 @@ export function planCall(call: ProposedCall, context: PlanContext): PlannedCall 
       "unknown_tool",
       `There is no tool named "${call.name}". Available tools: ${context.registry.names().join(", ")}.`,
     );
-  if (!roleAllows(tool, context.user.role))
-    return fail("permission_denied", `Your role (${context.user.role}) is not allowed to use ${tool.name}.`);
+  if (!roleAllows(tool, context.user.role)) return fail("permission_denied", notAllowed(context.user.role, tool.name));
   const missing = missingAskFields(tool, call.args);
   if (missing.length > 0) {
     const partial = tool.schema.partial(
@@ -62,24 +62,24 @@ export function planCall(call: ProposedCall, context: PlanContext): PlannedCall 
   return { ...base, args, argsHash: argsHash(args), status: tool.risk === "high" ? "needs_approval" : "ready" };
 }
 
+/** The observation's words when a role may not use a tool; the same wherever authority is checked. */
+export function notAllowed(role: Role, toolName: string): string {
+  return `Your role (${role}) is not allowed to use ${toolName}.`;
+}
+
 /** The tool's ask-the-user fields that `args` leaves empty. */
 export function missingAskFields(tool: ToolDefinition, args: Record<string, unknown>): MissingField[] {
   const fields = Object.entries(tool.askUser ?? {}) as Array<
     [string, { description: string; enum?: readonly string[] } | undefined]
   >;
-  return fields
-    .filter(
-      ([name, field]) => field !== undefined && (args[name] === undefined || args[name] === null || args[name] === ""),
-    )
-    .map(([name, field]) => ({
-      name,
-      description: field!.description,
-      ...(field!.enum ? { enum: [...field!.enum] } : {}),
-    }));
+  return fields.flatMap(([name, field]) =>
+    field !== undefined && (args[name] === undefined || args[name] === null || args[name] === "")
+      ? [{ name, description: field.description, ...(field.enum ? { enum: [...field.enum] } : {}) }]
+      : [],
+  );
 }
 
 /** Zod issues as one correctable sentence for the model or the user. */
 export function describeIssues(toolName: string, error: z.ZodError): string {
-  const issues = error.issues.map((issue) => `${issue.path.join(".") || "(args)"}: ${issue.message}`).join("; ");
-  return `Invalid arguments for ${toolName}: ${issues}.`;
+  return `Invalid arguments for ${toolName}: ${formatZodIssues(error, { root: "(args)" })}.`;
 }

@@ -1,23 +1,24 @@
 import type { ToolMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions } from "../graph/config.js";
-import { threadIdOf, userOf } from "../graph/context.js";
-import type { AgentStateType, AgentStateUpdate, PlannedCall } from "../graph/state.js";
-import type { CancellationRegistry } from "../service/cancellation.js";
+import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
+import { callBase, type AgentStateType, type AgentStateUpdate, type PlannedCall } from "../graph/state.js";
+import { notAllowed } from "../graph/validation.js";
 import { runCall, type CallOutcome } from "../execution/call-tool.js";
 import { runWrite } from "../execution/write-journal.js";
 import { toolMessage } from "../execution/tool-message.js";
+import { maskValue } from "../execution/sanitize.js";
 import { cancelledStop } from "../graph/stop-message.js";
 import { failedStepsAfter, stepResults } from "../graph/guard.js";
 import type { ErrorCode } from "../contracts/observation.js";
-import type { ToolRegistry } from "../tools/registry.js";
+import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
 
 /** What `execute_tools` needs. */
 export interface ExecuteToolsDeps {
   registry: ToolRegistry;
   storage: Storage;
-  cancellations: CancellationRegistry;
+  cancellations: CancelSignals;
 }
 
 /**
@@ -42,16 +43,20 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       idempotencyKey: `${threadId}:${call.callId}`,
       user,
     });
+    const notRun = (errorCode: ErrorCode, message: string): Promise<CallOutcome> =>
+      Promise.resolve({
+        kind: "observation",
+        observation: { ok: false, errorCode, message },
+        raw: undefined,
+        durationMs: 0,
+        attempts: 0,
+      });
     const execute = (call: PlannedCall): Promise<CallOutcome> => {
-      if (call.status === "failed")
-        return Promise.resolve({
-          kind: "observation",
-          observation: { ok: false, ...call.failure! },
-          raw: undefined,
-          durationMs: 0,
-          attempts: 0,
-        });
-      const tool = deps.registry.get(call.tool)!;
+      if (call.status === "failed") return notRun(call.failure.errorCode, call.failure.message);
+      const tool = deps.registry.get(call.tool);
+      if (!tool) return notRun("unknown_tool", `There is no tool named "${call.tool}".`);
+      // Checked again where the call acts (design §2.9): whoever continues the run may hold another role than who asked.
+      if (!roleAllows(tool, user.role)) return notRun("permission_denied", notAllowed(user.role, tool.name));
       if (tool.readOnly) return runCall({ tool, args: call.args, context: contextFor(call), signal });
       return runWrite({ call, tool, context: contextFor(call), signal, journal: deps.storage });
     };
@@ -68,7 +73,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       if (!outcome) return call;
       if (outcome.kind === "needs_user") {
         return {
-          ...call,
+          ...callBase(call),
           status: "needs_params",
           missing: outcome.request.missing.map(({ name, description, enum: values }) => ({
             name,
@@ -89,7 +94,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
           maxChars: options.observationMaxChars,
         }),
       );
-      return { ...call, status: "done" };
+      return { ...callBase(call), status: "done" };
     });
 
     await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes });
@@ -115,8 +120,9 @@ async function record(
   for (const call of options.batchCalls) {
     const outcome = options.outcomes.get(call.callId);
     if (!outcome) continue;
+    // Stored masked: the result is served to clients and the model; only the journal keeps raw values.
     if (outcome.kind === "observation" && outcome.observation.ok)
-      await storage.saveResult(options.threadId, call.callId, call.tool, outcome.raw);
+      await storage.saveResult(options.threadId, call.callId, call.tool, maskValue(outcome.raw));
     const errorCode =
       outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
     await storage.recordToolCall({

@@ -4,7 +4,8 @@ import { applyResume, buildInterrupt } from "../graph/pause.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { threadIdOf } from "../graph/context.js";
+import { threadIdOf, userOf } from "../graph/context.js";
+import { readRunOptions } from "../graph/config.js";
 
 /**
  * `review_calls`: the only node that calls `interrupt()`. One pause carries every waiting
@@ -17,10 +18,12 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
     const run = state.run!;
     const batch = state.batch!;
     const value = buildInterrupt(batch, run.language);
+    // The user of this invocation is the one who answers: a resume runs with the answering user's role.
+    const answerer = userOf(readRunOptions(config));
     let refusal: string | undefined;
     for (;;) {
       const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
-      const outcome = applyResume(batch, answer, deps.registry);
+      const outcome = applyResume(batch, answer, { registry: deps.registry, answerer });
       if (outcome.ok) {
         const before = new Map(batch.calls.map((call) => [call.callId, call.argsHash]));
         for (const decision of outcome.decisions) {
@@ -30,6 +33,8 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
             callId: decision.callId,
             interruptId: value.interruptId,
             action: decision.action,
+            userId: answerer.id,
+            role: answerer.role,
             argsHashBefore: before.get(decision.callId)!,
             ...(decision.action === "reject" ? {} : { argsHashAfter: after?.argsHash }),
             ...(decision.message ? { message: decision.message } : {}),

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { RunUser } from "../contracts/user.js";
+import type { CurrentRoles, Role, RunUser } from "../contracts/user.js";
 import { RequestError } from "./http-errors.js";
 
 /** The user every request acts as when no API tokens are configured. */
@@ -23,6 +23,23 @@ export interface AppEnv {
     /** The authenticated caller. */
     user: RunUser;
   };
+}
+
+/**
+ * The runtime's view of the token table: every role a user id holds through its tokens, so a
+ * pause answered later is judged by the owner's roles today (a user with no token left holds
+ * none). Undefined without tokens, where the single local user is not managed.
+ */
+export function currentRolesOf(auth: ServerAuth | undefined): CurrentRoles | undefined {
+  const tokens = auth?.tokens;
+  if (!tokens || tokens.size === 0) return undefined;
+  const byUser = new Map<string, Role[]>();
+  for (const user of tokens.values()) {
+    const roles = byUser.get(user.id) ?? [];
+    if (!roles.includes(user.role)) roles.push(user.role);
+    byUser.set(user.id, roles);
+  }
+  return (userId) => byUser.get(userId) ?? [];
 }
 
 /** Whether the auth configuration requires tokens. */

@@ -4,6 +4,7 @@ import type pg from "pg";
  * Tables opspilot keeps in the same PostgreSQL database as LangGraph's checkpoints: the
  * SQLite tables of `sqlite-schema.ts`, with BIGINT millisecond times, `seq` columns standing
  * in for SQLite's rowid order, and a per-thread counter that hands out event sequence numbers.
+ * Columns added after a table first shipped are added to databases created before (`ADD COLUMN IF NOT EXISTS`).
  */
 const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
@@ -34,7 +35,9 @@ CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
 CREATE TABLE IF NOT EXISTS opspilot_decisions (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at BIGINT NOT NULL,
-  seq BIGSERIAL NOT NULL, PRIMARY KEY (thread_id, call_id));
+  seq BIGSERIAL NOT NULL, user_id TEXT, role TEXT, PRIMARY KEY (thread_id, call_id));
+ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS user_id TEXT;
+ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS role TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL,
   cancel_requested BOOLEAN NOT NULL DEFAULT false);

@@ -21,7 +21,7 @@ const NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
 
 const TOOL_CALL_COLUMNS = "thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms";
 const DECISION_COLUMNS =
-  "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at";
+  "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role";
 
 /**
  * Storage on a pg pool to the checkpoints' PostgreSQL database, with the semantics of
@@ -214,9 +214,10 @@ export class PostgresStorage implements Storage {
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
     await this.changes(
-      `INSERT INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id, call_id) DO UPDATE SET
+      `INSERT INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (thread_id, call_id) DO UPDATE SET
          interrupt_id = EXCLUDED.interrupt_id, action = EXCLUDED.action, args_hash_before = EXCLUDED.args_hash_before,
-         args_hash_after = EXCLUDED.args_hash_after, message = EXCLUDED.message, decided_at = EXCLUDED.decided_at, seq = DEFAULT`,
+         args_hash_after = EXCLUDED.args_hash_after, message = EXCLUDED.message, decided_at = EXCLUDED.decided_at,
+         user_id = EXCLUDED.user_id, role = EXCLUDED.role, seq = DEFAULT`,
       [
         decision.threadId,
         decision.callId,
@@ -226,6 +227,8 @@ export class PostgresStorage implements Storage {
         decision.argsHashAfter ?? null,
         decision.message ?? null,
         Date.now(),
+        decision.userId,
+        decision.role,
       ],
     );
   }

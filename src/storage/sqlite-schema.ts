@@ -1,3 +1,5 @@
+import type { Database } from "better-sqlite3";
+
 /** Tables opspilot keeps in the same SQLite file as the checkpoints. */
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
@@ -26,8 +28,29 @@ CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
 CREATE TABLE IF NOT EXISTS opspilot_decisions (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at INTEGER NOT NULL,
-  PRIMARY KEY (thread_id, call_id));
+  user_id TEXT, role TEXT, PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL,
   cancel_requested INTEGER NOT NULL DEFAULT 0);
 `;
+
+/** Columns added after their table first shipped, in the order they were added (new tables declare them last). */
+const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string }> = [
+  { table: "opspilot_decisions", column: "user_id", type: "TEXT" },
+  { table: "opspilot_decisions", column: "role", type: "TEXT" },
+];
+
+/**
+ * Gives a database created by an earlier version the columns added since, so it keeps
+ * working; rows written before keep NULL there. One write transaction, so two processes
+ * opening the same file at once do not both add a column.
+ */
+export function addMissingColumns(db: Database): void {
+  db.transaction(() => {
+    for (const { table, column, type } of ADDED_COLUMNS) {
+      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+      if (!columns.some((existing) => existing.name === column))
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+    }
+  }).immediate();
+}

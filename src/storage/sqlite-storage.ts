@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { StatementCache } from "./statement-cache.js";
-import { SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { addMissingColumns, SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { summarize } from "./summary.js";
 import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
@@ -16,6 +16,7 @@ export class SqliteStorage implements Storage {
 
   constructor(private readonly db: Database) {
     db.exec(SQLITE_SCHEMA);
+    addMissingColumns(db);
     this.statements = new StatementCache(db);
   }
 
@@ -177,7 +178,9 @@ export class SqliteStorage implements Storage {
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
     this.statements
-      .get("INSERT OR REPLACE INTO opspilot_decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .get(
+        "INSERT OR REPLACE INTO opspilot_decisions (thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      )
       .run(
         decision.threadId,
         decision.callId,
@@ -187,6 +190,8 @@ export class SqliteStorage implements Storage {
         decision.argsHashAfter ?? null,
         decision.message ?? null,
         Date.now(),
+        decision.userId,
+        decision.role,
       );
   }
 

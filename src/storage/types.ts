@@ -54,12 +54,16 @@ export interface Recorder {
     errorCode?: ErrorCode;
     durationMs: number;
   }): Promise<void>;
-  /** A user's answer to a pause: approve, edit (with the new frozen args' hash) or reject. */
+  /** A user's answer to a pause: approve, edit (with the new frozen args' hash) or reject, and who gave it. */
   recordDecision(decision: {
     threadId: string;
     callId: string;
     interruptId: string;
     action: string;
+    /** The answering user. */
+    userId: string;
+    /** The role the user answered with (design §2.9). */
+    role: string;
     argsHashBefore: string;
     argsHashAfter?: string;
     message?: string;

@@ -74,6 +74,7 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     ]);
     expect(docsBox!.y).toBe(resourceBox!.y);
     expect(docsBox!.x).toBeGreaterThan(resourceBox!.x);
+    expect(await page.locator("form.pause").getAttribute("class")).toBe("pause");
     await page.screenshot({ path: `${ARTIFACTS}browser-mid-run.png` });
 
     await environment.selectOption("prod");
@@ -87,8 +88,25 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await page.getByRole("button", { name: "发送" }).click();
     const pause = page.locator("form.pause");
     await pause.getByText("restart_service").first().waitFor();
+    // The restart misses its environment and is high risk: one form, drawn as risky, whose Approve names the action.
+    expect(await pause.getAttribute("class")).toBe("pause risky");
+    expect(await pause.locator("h3").textContent()).toBe("高风险操作：等待你的批准");
+    expect(await pause.locator(".pause-call.risky .risk-badge").textContent()).toBe("高风险");
+    const approve = pause.locator("button.approve");
+    expect(await approve.textContent()).toBe("批准：restart_service service=payment-service environment=?");
     await pause.getByLabel("environment").selectOption("prod");
-    await pause.getByRole("button", { name: "批准" }).click();
+    expect(await approve.textContent()).toBe("批准：restart_service service=payment-service environment=prod");
+    expect(
+      await pause.evaluate((form) => ({
+        frame: getComputedStyle(form).borderTopColor,
+        call: getComputedStyle(form.querySelector(".pause-call")!).borderTopColor,
+        approve: getComputedStyle(form.querySelector("button.approve")!).backgroundColor,
+      })),
+    ).toEqual({ frame: "rgb(179, 38, 30)", call: "rgb(179, 38, 30)", approve: "rgb(179, 38, 30)" });
+    await pause.screenshot({ path: `${ARTIFACTS}browser-risky-pause.png` });
+    await pause
+      .getByRole("button", { name: "批准：restart_service service=payment-service environment=prod", exact: true })
+      .click();
     await expect.poll(() => page.locator(".run[data-state=final_answer]").count()).toBe(2);
     await expect
       .poll(() => page.locator(".bubble.assistant p").last().textContent())

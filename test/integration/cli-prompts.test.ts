@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { decisionsFromFlags } from "../../src/cli/decisions.js";
-import { resumeInstructions } from "../../src/cli/pause.js";
+import { describePause, resumeInstructions } from "../../src/cli/pause.js";
 import { promptResume } from "../../src/cli/pause-prompt.js";
 import { createPrompter } from "../../src/cli/prompter.js";
 import { EventRenderer } from "../../src/cli/render.js";
@@ -178,6 +178,18 @@ describe("decision flags", () => {
 });
 
 describe("pause instructions and event lines", () => {
+  it("marks a risky pause that also asks for a field, and names the action each approving command approves", () => {
+    const pause = pauseOf([restartCall], "confirm_risky");
+    expect(describePause(pause, { style, tagOf: () => "[1]" })[0]).toBe(
+      "⚠ Waiting for your approval of a high-risk action (confirm_risky): waiting",
+    );
+    expect(resumeInstructions("t-1", pause, style).slice(0, 3)).toEqual([
+      "To answer, run one of:",
+      '  npm run ask -- --thread t-1 --param environment=prod --approve   approves restart_service {"service":"payment-service","environment":"prod"}',
+      '  npm run ask -- --thread t-1 --param environment=staging --approve   approves restart_service {"service":"payment-service","environment":"staging"}',
+    ]);
+  });
+
   it("prints a ready --resume command when several calls wait", () => {
     const lines = resumeInstructions("t-1", pauseOf([logsCall, restartCall]), style).join("\n");
     expect(lines).toContain("npm run ask -- --thread t-1 --param environment=prod --approve");

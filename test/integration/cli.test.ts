@@ -111,17 +111,19 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(asked.stdout).toContain("high risk");
     expect(restarts()).toBe(0);
 
-    let approved: CliResult;
-    if (asked.stdout.includes("(params_required)")) {
-      expect(asked.stdout).toContain(`npm run ask -- --thread ${threadId} --param environment=prod --approve`);
-      const withoutApproval = await runCliProcess(["ask", "--thread", threadId, "--param", "environment=prod"], { db });
-      expectOneLineRefusal(withoutApproval, /^opspilot: restart_service is a high-risk action: add --approve/);
-      expect(restarts()).toBe(0);
-      approved = await runCliProcess(["ask", "--thread", threadId, "--param", "environment=prod", "--approve"], { db });
-    } else {
-      expect(asked.stdout).toContain("(confirm_risky)");
-      approved = await runCliProcess(["ask", "--thread", threadId, "--approve"], { db });
-    }
+    // The environment is missing and the restart is high risk: one pause carries the form and the risk.
+    expect(asked.stdout).toContain(
+      "⚠ Waiting for your approval of a high-risk action (confirm_risky): restart_service 需要您提供：environment，且是高风险操作：请确认最终参数后批准、修改或拒绝。",
+    );
+    expect(asked.stdout).toContain(
+      `npm run ask -- --thread ${threadId} --param environment=prod --approve   approves restart_service {"service":"payment-service","environment":"prod"}`,
+    );
+    const withoutApproval = await runCliProcess(["ask", "--thread", threadId, "--param", "environment=prod"], { db });
+    expectOneLineRefusal(withoutApproval, /^opspilot: restart_service is a high-risk action: add --approve/);
+    expect(restarts()).toBe(0);
+    const approved = await runCliProcess(["ask", "--thread", threadId, "--param", "environment=prod", "--approve"], {
+      db,
+    });
     expect(approved.code).toBe(0);
     expect(approved.stdout).toMatch(/✓ \[\d\] restart_service · /);
     expect(approved.stdout).toContain("■ stop: final_answer");
@@ -130,6 +132,56 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     const again = await runCliProcess(["ask", "--thread", threadId, "--approve"], { db });
     expectOneLineRefusal(again, /^opspilot: Thread [0-9a-f-]{36} is not waiting for input\. \[not_paused\]$/);
     expect(restarts()).toBe(1);
+  });
+
+  it("refuses an approval from a role that may not run the tool with one line and exit 2, keeping the pause for the admin", async () => {
+    const rollbacks = () => {
+      const connection = new Database(db, { readonly: true });
+      try {
+        return (
+          connection.prepare("SELECT COUNT(*) AS count FROM ops_actions WHERE action = 'rollback'").get() as {
+            count: number;
+          }
+        ).count;
+      } finally {
+        connection.close();
+      }
+    };
+    const asked = await runCliProcess(
+      ["ask", "--user", "root", "--role", "admin", "roll back payment-service in prod"],
+      { db },
+    );
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toContain(
+      "(confirm_risky): rollback_deploy is a high-risk action; approve, edit or reject it.",
+    );
+    const threadId = threadOf(asked.stdout);
+    const root = { id: "root", role: "admin" };
+    const app = createApp({ dbPath: db });
+    const before = await app.runtime.getThread(threadId, root).finally(() => app.close());
+    const callId = before.interrupt?.calls[0]?.callId ?? "";
+
+    const refused = await runCliProcess(
+      ["ask", "--thread", threadId, "--user", "root", "--role", "operator", "--approve"],
+      { db },
+    );
+    expectOneLineRefusal(
+      refused,
+      new RegExp(
+        `^opspilot: Your role \\(operator\\) is not allowed to use rollback_deploy, so you cannot approve or edit call ${callId}; it keeps waiting for a user who may\\. \\[permission_denied\\]$`,
+      ),
+    );
+    expect(rollbacks()).toBe(0);
+    const reopened = createApp({ dbPath: db });
+    expect(await reopened.runtime.getThread(threadId, root).finally(() => reopened.close())).toEqual(before);
+
+    const approved = await runCliProcess(
+      ["ask", "--thread", threadId, "--user", "root", "--role", "admin", "--approve"],
+      { db },
+    );
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toMatch(/✓ \[\d\] rollback_deploy · /);
+    expect(rollbacks()).toBe(1);
   });
 
   it("refuses a bad resume with one line and exit 2, leaving the thread exactly as it was", async () => {

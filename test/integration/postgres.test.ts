@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
 import { ConfigError } from "../../src/contracts/errors.js";
@@ -156,6 +157,8 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
         callId: "c1",
         interruptId: "i1",
         action: "edit",
+        userId: "alice",
+        role: "admin",
         argsHashBefore: "h1",
         argsHashAfter: "h2",
       });
@@ -216,6 +219,8 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
           args_hash_before: "h1",
           args_hash_after: "h2",
           message: null,
+          user_id: "alice",
+          role: "admin",
         },
       ]);
       expect(await storage.summary()).toEqual({
@@ -228,6 +233,43 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
       });
     } finally {
       await records.close();
+    }
+  });
+
+  it("adds who answered to the decisions of a database created before it was recorded", async () => {
+    const url = await cluster.createDatabase("opspilot_decisions_upgrade");
+    const old = new pg.Client({ connectionString: url });
+    await old.connect();
+    try {
+      await old.query(`CREATE TABLE opspilot_decisions (
+        thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
+        args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at BIGINT NOT NULL,
+        seq BIGSERIAL NOT NULL, PRIMARY KEY (thread_id, call_id))`);
+      await old.query(
+        "INSERT INTO opspilot_decisions (thread_id, call_id, interrupt_id, action, args_hash_before, decided_at) VALUES ('t1', 'old', 'i0', 'approve', 'h0', 1)",
+      );
+    } finally {
+      await old.end();
+    }
+    const upgraded = await openPostgres(url);
+    try {
+      await upgraded.storage.recordDecision({
+        threadId: "t1",
+        callId: "new",
+        interruptId: "i1",
+        action: "approve",
+        userId: "root",
+        role: "admin",
+        argsHashBefore: "h1",
+        argsHashAfter: "h1",
+      });
+      const { decisions } = await upgraded.storage.threadRecords("t1");
+      expect(decisions.map((row) => [row.call_id, row.action, row.user_id, row.role])).toEqual([
+        ["old", "approve", null, null],
+        ["new", "approve", "root", "admin"],
+      ]);
+    } finally {
+      await upgraded.close();
     }
   });
 

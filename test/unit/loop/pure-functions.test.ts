@@ -124,15 +124,12 @@ describe("failedStepsAfter", () => {
   });
 });
 
-const planned = (status: PlannedCall["status"]): PlannedCall => ({
-  callId: "c",
-  tool: "t",
-  args: {},
-  argsHash: "h",
-  status,
-  readOnly: true,
-  risk: "low",
-});
+const planned = (status: PlannedCall["status"]): PlannedCall => {
+  const base = { callId: "c", tool: "t", args: {}, argsHash: "h", readOnly: true, risk: "low" } as const;
+  if (status === "needs_params") return { ...base, status, missing: [] };
+  if (status === "failed") return { ...base, status, failure: { errorCode: "internal", message: "" } };
+  return { ...base, status };
+};
 const state = (partial: Partial<AgentStateType>) =>
   ({ messages: [], run: null, batch: null, stop: null, ...partial }) as AgentStateType;
 
