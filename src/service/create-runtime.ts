@@ -6,10 +6,11 @@ import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../gr
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { RunUser } from "../contracts/user.js";
+import type { CurrentRoles, RunUser } from "../contracts/user.js";
 import {
   NotPausedError,
   NothingToRecoverError,
+  PermissionDeniedError,
   ResumeRejectedError,
   ThreadBusyError,
   ThreadNotFoundError,
@@ -22,14 +23,14 @@ import { consoleLogger, type Logger } from "./logger.js";
 import { driveRun } from "./drive-run.js";
 import { EventChannel } from "./event-channel.js";
 import type { RunEvent } from "../contracts/events.js";
-import { applyResume } from "../graph/pause.js";
-import { maskSensitive } from "../execution/sanitize.js";
-import { pendingInterrupt } from "../graph/thread-state.js";
+import { maskValue } from "../execution/sanitize.js";
+import { applyResume, pendingInterrupt, threadStanding } from "../graph/pause.js";
 import { startsNewRun } from "../graph/run-info.js";
 import { endPause } from "./end-pause.js";
 import { holdForRun, tryLease } from "./lease.js";
 import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { toMessageView } from "./message-views.js";
+import { makeArgsView } from "./args-view.js";
 import type { MessageView } from "./runtime.js";
 
 /** What the runtime drives. */
@@ -49,6 +50,11 @@ export interface RuntimeDeps {
   logger?: Logger;
   /** On close, how long running runs may go on before they are cancelled (0 by default). */
   shutdownGraceMs?: number;
+  /**
+   * The roles each user id holds now (a server's token table), so a resume is also judged by
+   * what the thread's owner may do today; without it only the answering user's role is checked.
+   */
+  currentRoles?: CurrentRoles;
 }
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
@@ -116,6 +122,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       channel,
       seen,
       logger,
+      viewArgs,
       beforeFinish: release,
     });
     const settled = run
@@ -145,8 +152,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user: request.user,
         runOptions: request.options,
         plan: (snapshot) => {
-          if (pendingInterrupt(snapshot)) throw new ThreadPausedError(request.threadId);
-          if (snapshot.next.length > 0) throw new ThreadUnfinishedError(request.threadId);
+          const standing = threadStanding(snapshot).kind;
+          if (standing === "paused") throw new ThreadPausedError(request.threadId);
+          if (standing === "unfinished") throw new ThreadUnfinishedError(request.threadId);
           return {
             runId: randomUUID(),
             input: { messages: [new HumanMessage({ id: randomUUID(), content: request.message })] },
@@ -163,8 +171,17 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         plan: (snapshot) => {
           const state = snapshot.values as AgentStateType;
           if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
-          const outcome = applyResume(state.batch, request.resume, deps.registry);
-          if (!outcome.ok) throw new ResumeRejectedError(outcome.error);
+          // checkOwner has made sure the answering user is the thread's owner.
+          const ownerRoles = deps.currentRoles?.(request.user.id);
+          const outcome = applyResume(state.batch, request.resume, {
+            registry: deps.registry,
+            answerer: request.user,
+            ...(ownerRoles ? { owner: { id: request.user.id, roles: ownerRoles } } : {}),
+          });
+          if (!outcome.ok)
+            throw outcome.code === "permission_denied"
+              ? new PermissionDeniedError(outcome.error)
+              : new ResumeRejectedError(outcome.error);
           return { runId: state.run?.runId ?? randomUUID(), input: new Command({ resume: request.resume }) };
         },
       });
@@ -175,7 +192,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         threadId,
         user,
         plan: (snapshot) => {
-          if (pendingInterrupt(snapshot) || snapshot.next.length === 0) throw new NothingToRecoverError(threadId);
+          if (threadStanding(snapshot).kind !== "unfinished") throw new NothingToRecoverError(threadId);
           const state = snapshot.values as AgentStateType;
           // A process that died before the model saw the new message had not started its run yet.
           const started = state.run !== null && !startsNewRun(state.messages);
@@ -187,18 +204,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async cancelRun(threadId, user) {
       await checkOwner(threadId, user);
       if (cancellations.cancel(threadId) || (await storage.requestCancel(threadId))) return true;
-      return endPause({ graph, storage, threadId, onEvent: deps.onEvent });
+      return endPause({ graph, storage, threadId, viewArgs, onEvent: deps.onEvent });
     },
 
     async getThread(threadId, user): Promise<ThreadView> {
       const snapshot = await ownedSnapshot(threadId, user);
       const state = snapshot.values as Partial<AgentStateType>;
-      const interrupt = pendingInterrupt(snapshot);
+      const standing = threadStanding(snapshot);
+      const interrupt = standing.kind === "paused" ? standing.interrupt : undefined;
       const running = (await storage.leaseHolder(threadId)) !== undefined;
       const messages = (state.messages ?? [])
-        .map(toMessageView)
+        .map((message) => toMessageView(message, viewArgs))
         .filter((view): view is MessageView => view !== undefined);
-      const unfinished = !running && !interrupt && snapshot.next.length > 0;
+      const unfinished = !running && standing.kind === "unfinished";
       return {
         threadId,
         status: running ? "running" : interrupt ? "interrupted" : "idle",
@@ -211,9 +229,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async getResult(threadId, user, callId) {
       await checkOwner(threadId, user);
       const stored = await storage.getResult(threadId, callId);
-      return stored
-        ? { callId, tool: stored.tool, result: JSON.parse(maskSensitive(JSON.stringify(stored.raw))) as unknown }
-        : undefined;
+      // Results are stored masked; masking again on read covers rows written before that.
+      return stored ? { callId, tool: stored.tool, result: maskValue(stored.raw) } : undefined;
     },
 
     async getRecords(threadId, user) {
@@ -239,7 +256,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   };
 }
 
-/** Collects a run's events until it finishes (CLI, tests). */
+/** Collects a run's events until it finishes (tests, benchmarks and scripts that need the whole run at once). */
 export async function collectEvents(events: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
   const collected: RunEvent[] = [];
   for await (const event of events) collected.push(event);

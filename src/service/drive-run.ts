@@ -6,8 +6,9 @@ import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import type { EventChannel } from "./event-channel.js";
-import { pendingInterrupt } from "../graph/thread-state.js";
+import { pendingInterrupt } from "../graph/pause.js";
 import { eventsForMessage } from "./message-views.js";
+import type { ArgsView } from "./args-view.js";
 import { unansweredCalls } from "../graph/pairing.js";
 import { notExecuted } from "../execution/tool-message.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
@@ -60,7 +61,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       for (const message of values.messages ?? []) {
         if (!message.id || seen.has(message.id)) continue;
         seen.add(message.id);
-        for (const body of eventsForMessage(message)) {
+        for (const body of eventsForMessage(message, options.viewArgs)) {
           await emit(body);
           emitted = true;
         }
@@ -81,7 +82,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     stopReason = "error";
     for (const message of await recoverFromError(options, error)) {
       if (message.id) seen.add(message.id);
-      for (const body of eventsForMessage(message)) await emit(body);
+      for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
     }
   }
   const durationMs = Date.now() - started;

@@ -6,9 +6,10 @@ import { unansweredCalls } from "../graph/pairing.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import { tryLease } from "./lease.js";
 import { stopSummary } from "../graph/stop-message.js";
-import { pendingInterrupt } from "../graph/thread-state.js";
+import { pendingInterrupt } from "../graph/pause.js";
 import { notExecuted } from "../execution/tool-message.js";
 import { eventsForMessage } from "./message-views.js";
+import type { ArgsView } from "./args-view.js";
 
 /**
  * Stops a run that waits for the user, as `finish_run` would: every waiting call gets a
@@ -19,6 +20,8 @@ export async function endPause(options: {
   graph: OpsPilotGraph;
   storage: Storage;
   threadId: string;
+  /** How tool-call args appear in events: validated and masked. */
+  viewArgs: ArgsView;
   onEvent?: (event: RunEvent) => void;
 }): Promise<boolean> {
   const { graph, storage, threadId } = options;
@@ -49,7 +52,8 @@ export async function endPause(options: {
       options.onEvent?.(event);
     };
     await emit({ type: "run_started" });
-    for (const message of [...results, summary]) for (const body of eventsForMessage(message)) await emit(body);
+    for (const message of [...results, summary])
+      for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
     await storage.recordRunEnd({
       runId: run.runId,
       stopReason: "cancelled",
