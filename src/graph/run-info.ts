@@ -36,6 +36,10 @@ export function messageText(message: BaseMessage): string {
 }
 
 /** The record of a run's end (design §7), from the run's own bookkeeping. */
-export function runEnd(run: RunInfo, stopReason: StopReason, now = Date.now()) {
+export function runEnd(
+  run: Pick<RunInfo, "runId" | "steps" | "startedAt" | "resumed">,
+  stopReason: StopReason,
+  now = Date.now(),
+) {
   return { runId: run.runId, stopReason, steps: run.steps, durationMs: now - run.startedAt, resumed: run.resumed };
 }

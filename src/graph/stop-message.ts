@@ -35,6 +35,20 @@ const REASON_TITLE: Record<Language, Partial<Record<StopReason, string>>> = {
   },
 };
 
+/** What the user can do next, by kind of stop: a limit can be raised, a cancel or a failure only retried. */
+const NEXT_STEP: Record<Language, Record<"limit" | "cancelled" | "error", string>> = {
+  en: {
+    limit: "You can rephrase, narrow the question, or raise the limit and ask again.",
+    cancelled: "Ask again whenever you are ready.",
+    error: "You can try again.",
+  },
+  zh: {
+    limit: "您可以换个问法、缩小范围，或放宽限制后再试。",
+    cancelled: "准备好后可以再问一次。",
+    error: "您可以再试一次。",
+  },
+};
+
 /** The assistant message that ends a run stopped by a limit or a cancel: what was found and why it stopped. */
 export function stopSummary(options: {
   reason: StopReason;
@@ -52,10 +66,8 @@ export function stopSummary(options: {
         : "Nothing useful was found so far."
       : (zh ? "目前已查到：\n" : "What I found so far:\n") +
         findings.map((f) => `- ${f.tool}: ${f.summary}`).join("\n");
-  const next = zh
-    ? "您可以换个问法、缩小范围，或放宽限制后再试。"
-    : "You can rephrase, narrow the question, or raise the limit and ask again.";
-  const why = reason === "cancelled" ? "" : detail;
+  const next = NEXT_STEP[language][reason === "cancelled" || reason === "error" ? reason : "limit"];
+  const why = reason === "cancelled" || reason === "error" ? "" : detail;
   return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
 }
 

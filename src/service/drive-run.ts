@@ -1,4 +1,4 @@
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Command } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
@@ -9,8 +9,8 @@ import type { EventChannel } from "./event-channel.js";
 import { pendingInterrupt } from "../graph/pause.js";
 import { eventsForMessage } from "./message-views.js";
 import type { ArgsView } from "./args-view.js";
-import { unansweredCalls } from "../graph/pairing.js";
-import { notExecuted } from "../execution/tool-message.js";
+import { stopWithAnswer } from "../graph/stop-message.js";
+import { runEnd } from "../graph/run-info.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { Logger } from "./logger.js";
@@ -47,6 +47,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   await emit({ type: "run_started" });
   let stopReason: StopReason;
   let steps = 0;
+  let resumed = false;
   try {
     const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], {
       ...options.config,
@@ -73,6 +74,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     const snapshot = await graph.getState(options.config);
     const state = snapshot.values as AgentStateType;
     steps = state.run?.steps ?? 0;
+    resumed = state.run?.resumed ?? false;
     const pause = pendingInterrupt(snapshot);
     if (pause) {
       await emit({ type: "loop_interrupt", ...pause });
@@ -87,7 +89,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   }
   const durationMs = Date.now() - started;
   if (stopReason === "interrupted" || stopReason === "error") {
-    await storage.recordRunEnd({ runId, stopReason, steps, durationMs, resumed: false });
+    await storage.recordRunEnd(runEnd({ runId, steps, startedAt: started, resumed }, stopReason, started + durationMs));
   }
   await options.beforeFinish();
   await emit({ type: "run_finished", stopReason, steps, durationMs });
@@ -103,23 +105,12 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
   const snapshot = await options.graph.getState(options.config).catch(() => undefined);
   const state = snapshot?.values as AgentStateType | undefined;
   const messages = state?.messages ?? [];
-  const zh = state?.run?.language === "zh";
-  const repairs: BaseMessage[] = notExecuted(
-    unansweredCalls(messages),
-    { errorCode: "internal", message: "Not executed: the run failed." },
-    DEFAULT_OBSERVATION_MAX_CHARS,
-  );
-  const content = zh
-    ? "抱歉，这次运行出现内部错误，已停止。您可以再试一次。"
-    : "Sorry, this run hit an internal error and stopped. You can try again.";
-  repairs.push(new AIMessage({ id: `error-${options.runId}-${Date.now()}`, content }));
+  const language = state?.run?.language ?? "en";
+  const stop = { reason: "error" as const, detail: language === "zh" ? "运行失败。" : "the run failed." };
+  const repairs = stopWithAnswer({ messages, stop, language, maxChars: DEFAULT_OBSERVATION_MAX_CHARS });
   if (snapshot) {
     await options.graph
-      .updateState(
-        options.config,
-        { messages: repairs, batch: null, stop: { reason: "error", detail: content } },
-        "finish_run",
-      )
+      .updateState(options.config, { messages: repairs, batch: null, stop }, "finish_run")
       .catch((updateError: unknown) => options.logger.error("could not record the error answer", updateError));
   }
   return repairs;

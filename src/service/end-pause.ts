@@ -2,12 +2,11 @@ import type { OpsPilotGraph } from "../graph/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { RunEvent } from "../contracts/events.js";
-import { unansweredCalls } from "../graph/pairing.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import { tryLease } from "./lease.js";
-import { stopSummary } from "../graph/stop-message.js";
+import { stopWithAnswer } from "../graph/stop-message.js";
+import { runEnd } from "../graph/run-info.js";
 import { pendingInterrupt } from "../graph/pause.js";
-import { notExecuted } from "../execution/tool-message.js";
 import { eventsForMessage } from "./message-views.js";
 import type { ArgsView } from "./args-view.js";
 
@@ -33,35 +32,28 @@ export async function endPause(options: {
     const state = snapshot.values as AgentStateType;
     if (!pendingInterrupt(snapshot) || !state.run) return false;
     const run = state.run;
-    const zh = run.language === "zh";
+    const stop = {
+      reason: "cancelled" as const,
+      detail: run.language === "zh" ? "运行在等待您时被停止。" : "the run was stopped while it waited for you.",
+    };
     // In a pause, the calls without a result are exactly the waiting ones.
-    const results = notExecuted(
-      unansweredCalls(state.messages),
-      { errorCode: "cancelled", message: "Not executed: the user stopped the run while it waited." },
-      DEFAULT_OBSERVATION_MAX_CHARS,
-    );
-    const detail = zh ? "运行在等待您时被停止。" : "The run was stopped while it waited for you.";
-    const summary = stopSummary({ reason: "cancelled", detail, language: run.language, findings: [] });
-    await graph.updateState(
-      config,
-      { messages: [...results, summary], batch: null, stop: { reason: "cancelled", detail } },
-      "finish_run",
-    );
+    const messages = stopWithAnswer({
+      messages: state.messages,
+      stop,
+      language: run.language,
+      maxChars: DEFAULT_OBSERVATION_MAX_CHARS,
+    });
+    await graph.updateState(config, { messages, batch: null, stop }, "finish_run");
     const emit = async (body: Parameters<Storage["appendEvent"]>[2]) => {
       const event = await storage.appendEvent(threadId, run.runId, body);
       options.onEvent?.(event);
     };
     await emit({ type: "run_started" });
-    for (const message of [...results, summary])
-      for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
-    await storage.recordRunEnd({
-      runId: run.runId,
-      stopReason: "cancelled",
-      steps: run.steps,
-      durationMs: 0,
-      resumed: run.resumed,
-    });
-    await emit({ type: "run_finished", stopReason: "cancelled", steps: run.steps, durationMs: 0 });
+    for (const message of messages) for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
+    // The run's active time: the wait for the user is not the run's.
+    const end = runEnd(run, "cancelled", run.lastActiveAt);
+    await storage.recordRunEnd(end);
+    await emit({ type: "run_finished", stopReason: "cancelled", steps: run.steps, durationMs: end.durationMs });
     return true;
   } finally {
     await lease.release();
