@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { OpsStore } from "./demo-ops/store.js";
 import { READ_TIMEOUT_MS, throwIfCancelled } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 
@@ -13,22 +12,29 @@ const schema = z.object({
   limit: z.number().int().min(1).max(10).default(3).describe("Most runbooks to return (default 3, at most 10)."),
 });
 
+/** What `search_docs` searches: the demo store's runbooks, or a runbooks folder (with or without them). */
+export interface DocsSearch {
+  /** Runbooks (or runbook sections) for a query in English or Chinese, best first. */
+  searchDocs(query: string, limit: number): readonly unknown[];
+}
+
 /** `search_docs`: runbooks with handling advice, ranked by relevance. */
-export function createSearchDocsTool(store: OpsStore): ToolDefinition {
+export function createSearchDocsTool(docs: DocsSearch): ToolDefinition {
   return defineTool({
     name: "search_docs",
     description:
       "Search the runbook library (handling procedures) in English or Chinese and return the best runbooks with their " +
       "concrete handling steps, best first. Use it after search_logs to compare the errors found with the documented " +
       "advice; include the error codes in the query for the best match. Advice comes in the query's language. " +
-      "Do not use it for live data (logs, metrics, status). An empty result means no runbook matched: say so, do not invent advice.",
+      "Do not use it for live data (logs, metrics, status). An empty result means no runbook matched: say so, do not invent advice. " +
+      "A result with a path is a section of the team's own runbooks: cite its path and heading.",
     schema,
     readOnly: true,
     risk: "low",
     timeoutMs: READ_TIMEOUT_MS,
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
-      return { query: args.query, results: store.searchDocs(args.query, args.limit) };
+      return { query: args.query, results: docs.searchDocs(args.query, args.limit) };
     },
   });
 }

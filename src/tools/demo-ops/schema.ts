@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { DATASET, DATASET_VERSION, ERROR_CODE_MEANINGS, SERVICES } from "./data/index.js";
+import { DATASET, DATASET_VERSION, ERROR_CODE_MEANINGS, SERVICES, type RunbookRecord } from "./data/index.js";
 import { toIndexText } from "./text.js";
 
 // Search columns hold pre-segmented text (see ops-text.ts); porter stems the English words.
@@ -40,6 +40,22 @@ function serviceNames(ids: readonly string[]): string[] {
   return SERVICES.filter((service) => ids.includes(service.id)).flatMap((service) => [service.name, service.nameZh]);
 }
 
+/**
+ * The `title`, `keywords` and `body` columns of a demo runbook's search row; shared with the
+ * runbooks-folder index, which ranks the demo runbooks beside the folder's.
+ */
+export function runbookIndexColumns(doc: RunbookRecord): [title: string, keywords: string, body: string] {
+  return [
+    toIndexText(doc.id, doc.title, doc.titleZh),
+    toIndexText(doc.tags, doc.errorCodes, doc.services, serviceNames(doc.services)),
+    toIndexText(
+      doc.summary,
+      doc.summaryZh,
+      doc.advice.map((step) => `${step.en} ${step.zh}`),
+    ),
+  ];
+}
+
 /** Fills the search tables from the embedded dataset. */
 function loadStatic(db: Database): void {
   const resource = db.prepare("INSERT INTO ops_resources_fts (ref, kind, names, body) VALUES (?, ?, ?, ?)");
@@ -60,18 +76,7 @@ function loadStatic(db: Database): void {
     );
   }
   const runbook = db.prepare("INSERT INTO ops_runbooks_fts (ref, title, keywords, body) VALUES (?, ?, ?, ?)");
-  for (const doc of DATASET.runbooks) {
-    runbook.run(
-      doc.id,
-      toIndexText(doc.id, doc.title, doc.titleZh),
-      toIndexText(doc.tags, doc.errorCodes, doc.services, serviceNames(doc.services)),
-      toIndexText(
-        doc.summary,
-        doc.summaryZh,
-        doc.advice.map((step) => `${step.en} ${step.zh}`),
-      ),
-    );
-  }
+  for (const doc of DATASET.runbooks) runbook.run(doc.id, ...runbookIndexColumns(doc));
   const log = db.prepare(
     "INSERT INTO ops_logs (id, service, environment, level, code, message, seconds_ago) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );

@@ -42,19 +42,26 @@ export function rankResources(db: Database, query: string, options: { kind?: str
   return rows.map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) }));
 }
 
+/** The runbook table of the demo dataset; other tables ranked by `rankRunbooks` share its columns. */
+export const RUNBOOKS_TABLE = "ops_runbooks_fts";
+
 /**
  * Runbooks: any query word may match and bm25 decides the order, so a long question still
- * finds the best document. Titles weigh 5, tags/codes/services 3, the body 1.
+ * finds the best document. Titles weigh 5, tags/codes/services 3, the body 1. `table` names
+ * another FTS5 table with the same columns (`ref, title, keywords, body`), such as the index
+ * of a runbooks folder, so every runbook search ranks alike.
  */
-export function rankRunbooks(db: Database, query: string, limit: number): RankedRef[] {
+export function rankRunbooks(db: Database, query: string, options: { limit: number; table?: string }): RankedRef[] {
+  const table = options.table ?? RUNBOOKS_TABLE;
+  if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`Not a runbook table name: ${table}`);
   const expression = toMatchExpression(queryTokens(query), "OR");
   if (expression === null) return [];
   const rows = db
     .prepare(
-      `SELECT ref, 'runbook' AS kind, bm25(ops_runbooks_fts, 0, 5.0, 3.0, 1.0) AS rank FROM ops_runbooks_fts
-       WHERE ops_runbooks_fts MATCH ? ORDER BY rank, ref LIMIT ?`,
+      `SELECT ref, 'runbook' AS kind, bm25(${table}, 0, 5.0, 3.0, 1.0) AS rank FROM ${table}
+       WHERE ${table} MATCH ? ORDER BY rank, ref LIMIT ?`,
     )
-    .all(expression, limit) as RankedRow[];
+    .all(expression, options.limit) as RankedRow[];
   return rows.map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) }));
 }
 

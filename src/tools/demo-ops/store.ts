@@ -113,7 +113,7 @@ export class OpsStore {
   /** Runbooks for a question or error codes, best first; advice in the query's language. */
   searchDocs(query: string, limit = 3): RunbookHit[] {
     const language = detectLanguage(query);
-    return rankRunbooks(this.db, query, limit).map((hit) =>
+    return rankRunbooks(this.db, query, { limit }).map((hit) =>
       toRunbookHit(RUNBOOKS.find((doc) => doc.id === hit.ref) as RunbookRecord, hit.score, language),
     );
   }
