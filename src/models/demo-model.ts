@@ -19,6 +19,7 @@ import { writeAnswer } from "./demo/answer.js";
 import { detectIntent } from "./demo/intent.js";
 import { planNextCalls } from "./demo/plan.js";
 import { readTurn } from "./demo/turn.js";
+import { BoundToolNames } from "./demo/tool-names.js";
 import { textOf } from "./message-text.js";
 
 /** Options of the demo model. */
@@ -100,14 +101,15 @@ export class DemoChatModel extends BaseChatModel {
 
   /** The reply to a conversation: the next tool calls, or the answer once nothing is left to learn. */
   private respond(messages: BaseMessage[]): AIMessage {
-    const turn = readTurn(messages);
+    const names = new BoundToolNames(this.boundTools);
+    const turn = names.bareTurn(readTurn(messages));
     const intent = detectIntent(turn.request);
-    const bound = new Set(this.boundTools);
+    const bound = names.bare();
     const calls = planNextCalls(turn, intent, bound);
     const toolCalls: ToolCall[] = calls.map((call) => ({
       type: "tool_call",
       id: `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
-      name: call.name,
+      name: names.bound(call.name),
       args: call.args,
     }));
     const content = toolCalls.length > 0 ? "" : writeAnswer(turn, intent, bound);

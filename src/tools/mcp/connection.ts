@@ -1,0 +1,213 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../../config/schema.js";
+import { ToolError } from "../../contracts/errors.js";
+import { startFailure } from "./failures.js";
+import { openClient } from "./transport.js";
+
+/** Where MCP connection failures are reported; the service's `Logger` fits. */
+export interface McpLogger {
+  error(message: string, error?: unknown): void;
+}
+
+/** How one server connection behaves. */
+export interface ConnectionOptions {
+  /** The server's name in `mcpServers`. */
+  name: string;
+  config: McpServerConfig;
+  /** Limit of one connection attempt (spawn or HTTP handshake, then the tool list). */
+  connectTimeoutMs: number;
+  /** First wait before reconnecting after a failed attempt; doubles up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  logger: McpLogger;
+  /** Called when the tool list or the server's status changed. */
+  onChange(): void;
+}
+
+/** A call to send. */
+export interface SendCall {
+  tool: string;
+  args: Record<string, unknown>;
+  /** Cancels the request: the SDK then sends `notifications/cancelled` to the server. */
+  signal: AbortSignal;
+  /** `_meta` of the request. */
+  meta?: Record<string, unknown>;
+}
+
+/** The executor's signal carries every call's time limit; this only stops the SDK's own 60 s default. */
+const REQUEST_TIMEOUT_MS = 610_000;
+const LIST_CHANGED_DEBOUNCE_MS = 50;
+
+/**
+ * One MCP server: connects, lists its tools, follows `tools/list_changed`, and reconnects
+ * after a failure — in the background with exponential backoff, and on the next call once
+ * the backoff has passed. Never throws outside `send`, whose failures callers classify.
+ */
+export class McpConnection {
+  /** Tools the server offered at the last successful listing (kept while it is down). */
+  tools: Tool[] = [];
+  /** `up` once connected and listed. */
+  status: "up" | "down" = "down";
+  /** Why the server is down, in words safe to serve on `/healthz`. */
+  error: string | undefined = "connecting";
+  private client: Client | undefined;
+  private connecting: Promise<Client | undefined> | undefined;
+  private failures = 0;
+  private nextAttemptAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ConnectionOptions) {}
+
+  /** Connects once; a failure is logged, kept for `/healthz` and retried in the background. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /** Sends one `tools/call`, connecting first when needed. Throws what the SDK throws, or a `ToolError`. */
+  async send(call: SendCall): Promise<CallToolResult> {
+    const client = await this.ready(call.signal);
+    return (await client.callTool(
+      { name: call.tool, arguments: call.args, ...(call.meta ? { _meta: call.meta } : {}) },
+      undefined,
+      { signal: call.signal, timeout: REQUEST_TIMEOUT_MS },
+    )) as CallToolResult;
+  }
+
+  /** Drops a client whose transport broke; the next call (or the background timer) connects anew. */
+  broken(): void {
+    const client = this.client;
+    if (!client) return;
+    this.client = undefined;
+    this.markDown("connection lost", undefined, 0);
+    void client.close().catch(() => undefined);
+  }
+
+  /** Stops reconnecting and closes the client (a stdio server's process ends with it). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.refreshTimer);
+    const client = this.client ?? (await this.connecting?.catch(() => undefined));
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async ready(signal: AbortSignal): Promise<Client> {
+    if (this.client) return this.client;
+    const { name } = this.options;
+    const down = () => new ToolError("transient", `MCP server "${name}" is down: ${this.error ?? "unreachable"}.`);
+    // Within the backoff a call fails fast instead of spawning or dialing the server again.
+    if (!this.connecting && Date.now() < this.nextAttemptAt) throw down();
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(new ToolError("cancelled", `The call to MCP server "${name}" was stopped.`));
+      if (signal.aborted) onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
+    const client = await Promise.race([this.connect(), aborted]);
+    if (!client) throw down();
+    return client;
+  }
+
+  private connect(): Promise<Client | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    this.connecting ??= this.attempt().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async attempt(): Promise<Client | undefined> {
+    clearTimeout(this.timer);
+    const { config, connectTimeoutMs } = this.options;
+    let opened: Awaited<ReturnType<typeof openClient>> | undefined;
+    try {
+      opened = await openClient({
+        config,
+        timeoutMs: connectTimeoutMs,
+        prepare: (client) => {
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshSoon(client));
+        },
+        onBroken: (client) => {
+          if (this.client === client) this.broken();
+        },
+      });
+      const tools = await listAll(opened.client, connectTimeoutMs);
+      if (this.closed) {
+        await opened.client.close();
+        return undefined;
+      }
+      const { client, stderrTail } = opened;
+      client.onclose = () => {
+        if (this.client !== client) return;
+        this.client = undefined;
+        // A stdio server that died usually said why on stderr.
+        this.markDown("connection lost", stderrTail() || undefined, 0);
+      };
+      this.client = client;
+      this.failures = 0;
+      this.error = undefined;
+      const changed = this.status !== "up" || JSON.stringify(tools) !== JSON.stringify(this.tools);
+      this.status = "up";
+      this.tools = tools;
+      if (changed) this.options.onChange();
+      return client;
+    } catch (error) {
+      await opened?.client.close().catch(() => undefined);
+      if (this.closed) return undefined;
+      this.failures += 1;
+      const delay = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** (this.failures - 1));
+      this.markDown(startFailure(error), error, delay);
+      return undefined;
+    }
+  }
+
+  private markDown(reason: string, error: unknown, retryInMs: number): void {
+    if (this.closed) return;
+    const wasUp = this.status === "up";
+    const first = wasUp || this.error === "connecting";
+    this.status = "down";
+    this.error = reason;
+    this.nextAttemptAt = Date.now() + retryInMs;
+    // Each outage is logged once, not every backoff round.
+    if (first) this.options.logger.error(`MCP server "${this.options.name}" is down: ${reason}`, error ?? "");
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.connect(), retryInMs);
+    this.timer.unref();
+    if (wasUp) this.options.onChange();
+  }
+
+  private refreshSoon(client: Client): void {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => {
+      listAll(client, this.options.connectTimeoutMs).then(
+        (tools) => {
+          if (this.client !== client || JSON.stringify(tools) === JSON.stringify(this.tools)) return;
+          this.tools = tools;
+          this.options.onChange();
+        },
+        (error: unknown) =>
+          this.options.logger.error(
+            `MCP server "${this.options.name}" announced new tools but did not list them`,
+            error,
+          ),
+      );
+    }, LIST_CHANGED_DEBOUNCE_MS);
+    this.refreshTimer.unref();
+  }
+}
+
+/** Every page of `tools/list`. */
+async function listAll(client: Client, timeoutMs: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
