@@ -1,7 +1,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Database } from "better-sqlite3";
-import { loadEnv, type Env } from "../config/env.js";
+import { environmentVariables, loadEnv, type Env } from "../config/env.js";
+import { loadConfig } from "../config/file.js";
+import type { ConfigFile } from "../config/schema.js";
 import { compileGraph, type OpsPilotGraph } from "../graph/graph.js";
 import type { RunOptionsInput } from "../graph/config.js";
 import { createChatModel } from "../models/provider.js";
@@ -10,13 +12,17 @@ import type { Runtime } from "../service/runtime.js";
 import { createRuntime } from "../service/create-runtime.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { CurrentRoles } from "../contracts/user.js";
-import type { Logger } from "../service/logger.js";
+import { consoleLogger, type Logger } from "../service/logger.js";
 import { openPostgres } from "../storage/open-postgres.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { createDemoTools, OpsStore } from "../tools/index.js";
-import { ToolRegistry } from "../tools/registry.js";
+import { OpsStore, type RunbookSource } from "../tools/index.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
+import { builtInTools, openRunbooks, startRunbooks } from "./runbooks.js";
+import { healthReport, type HealthReport } from "./health.js";
+import { buildToolRegistry, connectToolSources, startToolSources } from "./tool-catalog.js";
 
 /** How to assemble opspilot; everything defaults to the environment. */
 export interface AppOptions {
@@ -26,8 +32,20 @@ export interface AppOptions {
   dbPath?: string;
   /** Chat model; overrides `OPSPILOT_MODEL`. */
   model?: BaseChatModel;
-  /** Tools over the ops store; the demo tools by default. */
+  /** Tools over the ops store; the demo tools by default. Left out when the config says `demo: false`. */
   tools?: (ops: OpsStore) => ToolDefinition[];
+  /** The config file's content; read from `OPSPILOT_CONFIG` when omitted (no file: the demo tools as they are). */
+  config?: ConfigFile;
+  /**
+   * Tools from outside the process, already connected; the app closes them. When omitted,
+   * the config's `mcpServers` are connected (`openApp` waits for them, `createApp` does not).
+   */
+  toolSources?: readonly ToolSource[];
+  /**
+   * The config's runbooks folder, already indexed; the app closes it. When omitted, it is opened
+   * from the config (`openApp` waits for the first index, `createApp` does not).
+   */
+  runbooks?: RunbookSource;
   /** Default run options. */
   defaults?: RunOptionsInput;
   /** Sees every event of every run (metrics). */
@@ -48,7 +66,13 @@ export interface App {
   storage: Storage;
   ops: OpsStore;
   registry: ToolRegistry;
-  /** Closes the database. */
+  /** The config file in use (the defaults when there is none). */
+  config: ConfigFile;
+  /** The runbooks folder behind `search_docs`, when the config names one. */
+  runbooks?: RunbookSource;
+  /** What `/healthz` answers: `degraded`, naming them, while configured MCP servers are down. */
+  health(): HealthReport;
+  /** Closes the runtime, the tool sources and the database. */
   close(): Promise<void>;
 }
 
@@ -108,20 +132,42 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
 }
 
 /**
- * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the demo tools
- * and the model from `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no
- * checkpointer, because the server supplies its own. Runs end on their own: the server cancels them.
+ * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
+ * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
+ * `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no checkpointer, because
+ * the server supplies its own. Runs end on their own: the server cancels them.
  */
 export function hostedGraph(env: Env = loadEnv()): OpsPilotGraph {
+  const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
+  const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const backend = openSqlite(env.OPSPILOT_DB);
-  const registry = new ToolRegistry(createDemoTools(new OpsStore(backend.db)));
+  const registry = buildToolRegistry({
+    config,
+    builtIn: builtInTools({ config, ops: new OpsStore(backend.db), runbooks: startRunbooks(config, logger) }),
+    sources: startToolSources(config, logger),
+    logger,
+  });
   return compileGraph({ model: createChatModel(env), registry, storage: backend.storage });
+}
+
+/** The config file an app runs with: the one given, else the one `OPSPILOT_CONFIG` names. */
+function configOf(options: AppOptions, env: Env): ConfigFile {
+  return options.config ?? loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
 }
 
 /** Builds the tools, graph and runtime over a backend. */
 function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: Backend): App {
+  const config = configOf(options, env);
+  const logger = options.logger ?? consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const ops = new OpsStore(backend.opsDb);
-  const registry = new ToolRegistry((options.tools ?? createDemoTools)(ops));
+  const sources = options.toolSources ?? startToolSources(config, logger);
+  const runbooks = options.runbooks ?? startRunbooks(config, logger);
+  const registry = buildToolRegistry({
+    config,
+    builtIn: builtInTools({ config, ops, runbooks, demoTools: options.tools }),
+    sources,
+    logger,
+  });
   const { graph, runtime } = wireLoop({ ...options, model, registry, ...backend });
   return {
     env,
@@ -130,11 +176,20 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     storage: backend.storage,
     ops,
     registry,
+    config,
+    runbooks,
+    health: () => healthReport(sources),
     async close() {
       await runtime.close();
+      await closeSources(sources);
+      await runbooks?.close();
       await backend.close();
     },
   };
+}
+
+async function closeSources(sources: readonly ToolSource[]): Promise<void> {
+  await Promise.allSettled(sources.map((source) => source.close()));
 }
 
 /**
@@ -143,9 +198,11 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
  */
 export function createApp(options: AppOptions = {}): App {
   const env = options.env ?? loadEnv();
+  // Read before anything opens, so a bad file leaves nothing to close.
+  const config = configOf(options, env);
   const model = options.model ?? createChatModel(env);
   const sqlite = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
-  return assemble(options, env, model, {
+  return assemble({ ...options, config }, env, model, {
     checkpointer: sqlite.checkpointer,
     storage: sqlite.storage,
     opsDb: sqlite.db,
@@ -160,7 +217,22 @@ export function createApp(options: AppOptions = {}): App {
  */
 export async function openApp(options: AppOptions = {}): Promise<App> {
   const env = options.env ?? loadEnv();
-  if (!env.DATABASE_URL) return createApp({ ...options, env });
+  const config = configOf(options, env);
+  const logger = options.logger ?? consoleLogger(env.OPSPILOT_LOG_LEVEL);
+  const toolSources = options.toolSources ?? (await connectToolSources(config, logger));
+  const runbooks = options.runbooks ?? (await openRunbooks(config, logger));
+  try {
+    return await openBackend({ ...options, env, config, toolSources, runbooks }, env);
+  } catch (error) {
+    await closeSources(toolSources);
+    await runbooks?.close();
+    throw error;
+  }
+}
+
+/** `openApp` once the config is read and the tool sources are connected. */
+async function openBackend(options: AppOptions, env: Env): Promise<App> {
+  if (!env.DATABASE_URL) return createApp(options);
   const model = options.model ?? createChatModel(env);
   // The demo dataset stands in for the infrastructure the tools would call; it is not shared.
   const demo = openSqlite(options.dbPath ?? env.OPSPILOT_DB);

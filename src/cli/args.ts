@@ -18,8 +18,8 @@ export interface DecisionFlags {
 
 /** What the command line asks for. */
 export interface CliArgs {
-  /** `help` when `--help` was given. */
-  command: "ask" | "chat" | "help";
+  /** `help` when `--help` was given; `tools` when `--tools` was. */
+  command: "ask" | "chat" | "help" | "tools";
   /** The question (positional words after the command, joined). */
   question?: string;
   /** Thread to continue, resume or recover. */
@@ -47,6 +47,7 @@ const OPTIONS = {
   role: { type: "string" },
   user: { type: "string" },
   "max-steps": { type: "string" },
+  tools: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -72,17 +73,20 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     );
   }
   const question = words.join(" ").trim();
+  const decisions: DecisionFlags = {
+    approve: values.approve ?? false,
+    params: values.param ?? [],
+    reject: values.reject,
+    edit: values.edit,
+    resume: values.resume,
+  };
+  if (values.tools && (question.length > 0 || values.thread !== undefined || hasDecisionFlags(decisions)))
+    throw new CliUsageError("--tools lists the tools and takes no question, --thread or answer flags.");
   return {
-    command,
+    command: values.tools ? "tools" : command,
     question: question.length > 0 ? question : undefined,
     thread: nonEmpty(values.thread, "--thread"),
-    decisions: {
-      approve: values.approve ?? false,
-      params: values.param ?? [],
-      reject: values.reject,
-      edit: values.edit,
-      resume: values.resume,
-    },
+    decisions,
     json: values.json ?? false,
     noInput: values["no-input"] ?? false,
     user: { id: userId(values.user), role: role(values.role) },

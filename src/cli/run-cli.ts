@@ -8,6 +8,8 @@ import type { CliContext } from "./session.js";
 import { SigintRouter, type SignalSource } from "./sigint.js";
 import { colorsFor, createStyle, type ColorProbe } from "./style.js";
 import { USAGE } from "./usage.js";
+import { formatToolTable } from "./tools.js";
+import { toolViews } from "../tools/tool-view.js";
 
 /** The process the CLI runs in; tests and fixtures pass their own streams and app. */
 export interface CliProcess {
@@ -46,6 +48,16 @@ export async function runCli(io: CliProcess): Promise<number> {
   } catch (error) {
     err(reportStartupError(error).line);
     return 2;
+  }
+  if (args.command === "tools") {
+    try {
+      // Every tool, not only the caller's: this is where whoever runs opspilot checks the config, and ROLES says who may call each.
+      const tools = toolViews(app.registry);
+      io.stdout.write((args.json ? JSON.stringify({ tools }) : formatToolTable(tools).join("\n")) + "\n");
+      return 0;
+    } finally {
+      await app.close();
+    }
   }
   const exit = io.exit ?? ((code: number) => process.exit(code));
   const sigint = new SigintRouter(() => exit(130));

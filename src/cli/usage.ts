@@ -7,6 +7,7 @@ Usage:
   npm run ask -- --thread <id>               answer its pause (asks in place on a terminal) or recover an unfinished run
   npm run ask -- --thread <id> --param environment=prod | --approve | --edit '<json>' | --reject "reason"
   npm run chat [-- --thread <id>]            a conversation on one thread, one question per line (/exit to leave)
+  npm run ask -- --tools                     list every tool with its effective policy (--json for JSON)
 
 Answering a pause (with --thread):
   -p, --param name=value   fill a missing field (repeatable); the value must be one of the allowed values
@@ -24,11 +25,13 @@ Options:
       --role <role>        viewer, operator or admin (default operator)
       --user <id>          the user who owns the threads (default local)
       --max-steps <n>      model turns with tool calls before the run stops (1-100, default 8)
+      --tools              list the tools: kind, risk, roles, asked fields, timeout, rate limit, fallback,
+                           source and whether the server is up, with the config file's overrides applied
   -h, --help               show this help
 
 Ctrl-C during a run cancels it (stop reason "cancelled"); press it twice to quit at once.
 Settings come from the environment (see .env.example): OPSPILOT_DB (default ./.opspilot/opspilot.sqlite),
-OPSPILOT_MODEL (default "demo", offline). Colors only on a terminal; NO_COLOR turns them off.
+OPSPILOT_MODEL (default "demo", offline), OPSPILOT_CONFIG (the config file: tools, MCP servers, policies). Colors only on a terminal; NO_COLOR turns them off.
 
 Exit codes: 0 answered or paused (a pause waits for you, it is not an error) · 1 the run failed ·
 2 bad usage, bad configuration or a refused request (nothing changed) · 130 cancelled with Ctrl-C.`;

@@ -94,6 +94,10 @@ export const EnvSchema = z.object({
     .enum(["debug", "info", "warn", "error", "silent"], { error: "must be one of debug, info, warn, error, silent" })
     .default("info")
     .describe("Log verbosity"),
+  OPSPILOT_CONFIG: z
+    .string()
+    .optional()
+    .describe("Path of opspilot.config.json (MCP servers, tool policies, runbooks); unset: the demo tools as they are"),
 });
 
 /** The validated settings, keyed by environment variable name. */
@@ -114,6 +118,14 @@ export function loadEnv(env: Record<string, string | undefined> = process.env): 
   const parsed = EnvSchema.safeParse(picked);
   if (parsed.success) return parsed.data;
   throw new ConfigError(`Invalid environment: ${formatZodIssues(parsed.error, { separator: " " })}.`);
+}
+
+/**
+ * The whole process environment, which `${VAR}` references in the config file are filled
+ * from; read here because this is the only module that touches `process.env`.
+ */
+export function environmentVariables(): Readonly<Record<string, string | undefined>> {
+  return process.env;
 }
 
 /**

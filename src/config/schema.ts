@@ -1,7 +1,11 @@
 import { z } from "zod";
+import { KNOWN_ROLES } from "../contracts/user.js";
 
 /** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
-const TOOL_PATTERN = /^[A-Za-z0-9_.:-]*[*?]?[A-Za-z0-9_.:*?-]*$/;
+const TOOL_PATTERN = /^[A-Za-z0-9_.:*?-]+$/;
+
+/** Characters of a tool name. */
+const TOOL_NAME = /^[A-Za-z0-9_.:-]+$/;
 
 /** An MCP server started as a child process and spoken to over stdio (the editors' format). */
 export const StdioServerSchema = z
@@ -43,18 +47,25 @@ export const ToolPolicySchema = z
     enabled: z.boolean().optional().describe("false hides the tool from the model and refuses it"),
     readOnly: z.boolean().optional().describe("Reads run in parallel; writes one at a time"),
     risk: z.enum(["low", "high"]).optional().describe("High-risk tools wait for the user's approval"),
-    roles: z.array(z.string().min(1)).optional().describe("Roles allowed to call the tool"),
+    roles: z
+      .array(z.enum(KNOWN_ROLES, { error: `must be one of ${KNOWN_ROLES.join(", ")}` }))
+      .optional()
+      .describe("Roles allowed to call the tool; [] lets nobody call it"),
     askUser: z.record(z.string(), AskFieldSchema).optional().describe("Fields to ask the user for when missing"),
     timeoutMs: z.number().int().min(100).max(600_000).optional().describe("Per-attempt time limit"),
     idempotent: z.boolean().optional().describe("A write that may be retried once after a timeout"),
     rateLimit: z
       .object({
-        perMinute: z.number().int().min(1).optional().describe("Calls per minute, all users together"),
-        perUserPerMinute: z.number().int().min(1).optional().describe("Calls per minute per user"),
+        perMinute: z.number().int().min(1).max(100_000).optional().describe("Calls per minute, all users together"),
+        perUserPerMinute: z.number().int().min(1).max(100_000).optional().describe("Calls per minute per user"),
       })
       .strict()
-      .optional(),
-    fallback: z.array(z.string().min(1)).optional().describe("Tools to suggest when this one fails"),
+      .optional()
+      .describe("Calls allowed before the call reaches the tool; beyond it the model gets rate_limited"),
+    fallback: z
+      .array(z.string().regex(TOOL_NAME, { error: "must be a tool name" }))
+      .optional()
+      .describe("Tools to suggest when this one fails (those the user may call and that are up)"),
   })
   .strict();
 
@@ -81,7 +92,8 @@ export const ConfigFileSchema = z
     runbooks: z.string().min(1).optional().describe("Folder of Markdown runbooks indexed for search_docs"),
     demo: z.boolean().default(true).describe("Keep the built-in demo tools and dataset"),
   })
-  .strict();
+  .strict()
+  .describe("opspilot.config.json: MCP servers, tool policies, a runbooks folder and the demo tools");
 
 /** The validated config file. */
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -21,10 +21,37 @@ export const ErrorCodeSchema = z.enum(ERROR_CODES);
 /** One error class of a failed observation. */
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
+/** Where an observation came from: the tool, and the MCP server behind it when there is one. */
+export interface ObservationSource {
+  /** Tool name as the model calls it. */
+  tool: string;
+  /** MCP server the tool belongs to; absent for built-in tools. */
+  server?: string;
+}
+
+/**
+ * Provenance every written observation carries (design §3), so the model can say where and
+ * when a fact was seen. Optional in the type because the executor stamps it last.
+ */
+export interface ObservationEnvelope {
+  /** The tool (and server) that produced the observation. */
+  source?: ObservationSource;
+  /** ISO time the result was obtained (or the refusal decided). */
+  fetchedAt?: string;
+}
+
 /** What a tool call produced, as the model reads it. */
 export type Observation =
-  | { ok: true; data: unknown; truncated?: { originalChars: number; keptChars: number } }
-  | { ok: false; errorCode: ErrorCode; message: string };
+  | ({ ok: true; data: unknown; truncated?: { originalChars: number; keptChars: number } } & ObservationEnvelope)
+  | ({
+      ok: false;
+      errorCode: ErrorCode;
+      message: string;
+      /** With `rate_limited` from a configured limit: when the call may be proposed again. */
+      retryAfterMs?: number;
+      /** Configured alternative tools this user may call now. */
+      fallback?: string[];
+    } & ObservationEnvelope);
 
 /** Metadata kept on every ToolMessage's `artifact`; never sent to the model. */
 export interface ObservationMeta {
@@ -41,7 +68,6 @@ export interface ObservationMeta {
   /** Whether the observation was cut to the size cap. */
   truncated: boolean;
 }
-
 
 /** Error codes the executor retries once before they become an observation. */
 export const RETRYABLE: ReadonlySet<ErrorCode> = new Set(["transient", "timeout", "rate_limited"]);

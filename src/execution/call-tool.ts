@@ -1,8 +1,9 @@
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { ToolError } from "../contracts/errors.js";
 import { classifyFailure } from "./classify.js";
-import { RETRYABLE, type Observation } from "../contracts/observation.js";
+import { RETRYABLE, type ErrorCode, type Observation } from "../contracts/observation.js";
 import { isUserInputRequest, type ToolContext, type ToolDefinition, type UserInputRequest } from "../tools/types.js";
+import { sourceOf } from "../tools/tool-view.js";
 
 /** How one call ended: an observation with its raw result, or a request for the user. */
 export type CallOutcome =
@@ -19,14 +20,30 @@ export interface RunCallOptions {
   context: Omit<ToolContext, "signal">;
   /** Cancels the run; the call ends as `cancelled`. */
   signal: AbortSignal;
+  /**
+   * Decides once, before the first attempt, whether the call may reach the tool (rate
+   * limits, a server that is down); a refusal becomes the call's observation.
+   */
+  admit?: () => Promise<Observation | undefined>;
 }
 
 /**
- * Runs one tool call with its timeout, retrying once on transient and timeout failures
- * (never on permission or argument errors). Never throws: every failure is an observation.
+ * Runs one tool call with its timeout. A read is retried once on transient, timeout and
+ * rate-limit failures; a write only when it is idempotent and timed out, because a write
+ * that failed any other way may have taken effect. Never throws: every failure is an
+ * observation, stamped with its source and the time it was obtained.
  */
 export async function runCall(options: RunCallOptions): Promise<CallOutcome> {
   const started = performance.now();
+  const refused = await options.admit?.();
+  if (refused)
+    return {
+      kind: "observation",
+      observation: stamped(refused, options.tool),
+      raw: undefined,
+      durationMs: 0,
+      attempts: 0,
+    };
   let attempts = 0;
   let last: Observation | undefined;
   while (attempts < 2) {
@@ -35,17 +52,28 @@ export async function runCall(options: RunCallOptions): Promise<CallOutcome> {
     const durationMs = Math.round(performance.now() - started);
     if (attempt.kind === "needs_user") return { ...attempt, durationMs, attempts };
     last = attempt.observation;
-    if (last.ok || !RETRYABLE.has(last.errorCode) || options.signal.aborted) {
-      return { kind: "observation", observation: last, raw: attempt.raw, durationMs, attempts };
+    if (last.ok || !mayRetry(options.tool, last.errorCode) || options.signal.aborted) {
+      return { kind: "observation", observation: stamped(last, options.tool), raw: attempt.raw, durationMs, attempts };
     }
   }
   return {
     kind: "observation",
-    observation: last!,
+    observation: stamped(last!, options.tool),
     raw: undefined,
     durationMs: Math.round(performance.now() - started),
     attempts,
   };
+}
+
+/** Whether a failed attempt may run again (design §2.4, and at most once per write unless it is idempotent). */
+function mayRetry(tool: ToolDefinition, errorCode: ErrorCode): boolean {
+  if (tool.readOnly) return RETRYABLE.has(errorCode);
+  return tool.idempotent === true && errorCode === "timeout";
+}
+
+/** The observation with where and when it came from (design §3). */
+function stamped(observation: Observation, tool: ToolDefinition): Observation {
+  return { ...observation, source: sourceOf(tool), fetchedAt: new Date().toISOString() };
 }
 
 type AttemptResult =

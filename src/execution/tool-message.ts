@@ -3,7 +3,11 @@ import type { ErrorCode, Observation, ObservationMeta } from "../contracts/obser
 import type { ProposedCall } from "../graph/pairing.js";
 import { boundObservation } from "./sanitize.js";
 
-/** Builds the one ToolMessage of a call: bounded, masked content and its metadata as the artifact. */
+/**
+ * Builds the one ToolMessage of a call: bounded, masked content and its metadata as the
+ * artifact. Every content carries `source` and `fetchedAt` (design §3): an observation that
+ * never reached a tool (refused, skipped, not executed) is stamped here, naming the tool.
+ */
 export function toolMessage(options: {
   callId: string;
   tool: string;
@@ -12,7 +16,13 @@ export function toolMessage(options: {
   attempts: number;
   maxChars: number;
 }): ToolMessage {
-  const bounded = boundObservation(options.observation, options.maxChars);
+  const { source, fetchedAt, ...outcome } = options.observation;
+  const enveloped = {
+    ...outcome,
+    source: source ?? { tool: options.tool },
+    fetchedAt: fetchedAt ?? new Date().toISOString(),
+  } as Observation;
+  const bounded = boundObservation(enveloped, options.maxChars);
   const meta: ObservationMeta = {
     ok: bounded.observation.ok,
     ...(bounded.observation.ok ? {} : { errorCode: bounded.observation.errorCode }),

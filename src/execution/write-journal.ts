@@ -2,13 +2,16 @@ import type { PlannedCall } from "../graph/state.js";
 import type { ToolDefinition, ToolContext } from "../tools/types.js";
 import type { WriteJournal } from "../storage/types.js";
 import { argsHash } from "../contracts/canonical.js";
-import { runCall, type CallOutcome } from "./call-tool.js";
+import { runCall, type CallOutcome, type RunCallOptions } from "./call-tool.js";
 
 /**
  * Runs a write call at most once (design §2.5, §2.6): checks the frozen approval, then
  * journals `started` before the tool runs and `finished` with its observation after. A
  * finished entry is reused; a started one means a previous attempt died mid-write, so the
- * tool is not run again and the outcome is reported as unknown.
+ * tool is not run again and the outcome is reported as unknown. An idempotent write's retry
+ * after a timeout happens inside the one journal entry, with the same idempotency key.
+ * `admit` is asked only once the journal says the write has not started, so a recorded
+ * result is always reused and never replaced by a refusal.
  */
 export async function runWrite(options: {
   call: PlannedCall;
@@ -16,6 +19,7 @@ export async function runWrite(options: {
   context: Omit<ToolContext, "signal">;
   signal: AbortSignal;
   journal: WriteJournal;
+  admit?: RunCallOptions["admit"];
 }): Promise<CallOutcome> {
   const { call, tool, context, signal, journal } = options;
   const frozenHash = argsHash(call.args);
@@ -28,6 +32,8 @@ export async function runWrite(options: {
   }
   if (existing?.state === "started") return unknownOutcome(tool.name);
   if (signal.aborted) return observation(false, "cancelled", `${tool.name} was cancelled before it ran.`);
+  const refused = await options.admit?.();
+  if (refused) return { kind: "observation", observation: refused, raw: undefined, durationMs: 0, attempts: 0 };
   const claimed = await journal.startEntry({
     threadId: context.threadId,
     callId: call.callId,

@@ -58,6 +58,15 @@ export const RunOptionsSchema = z.object({
     .array(z.string())
     .optional()
     .describe("Serial step mode: step n exposes only stepTools[n-1] (the last entry repeats); other tools are skipped"),
+  writesPerStep: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(1)
+    .describe(
+      "Writes one step may run; a further write in the same step is skipped, so the model sees each write's result first",
+    ),
   observationMaxChars: z
     .number()
     .int()

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { FailedCall, PlannedCall } from "./state.js";
+import { callBase, type FailedCall, type PlannedCall } from "./state.js";
 import type { Role, RunUser } from "../contracts/user.js";
 import type { ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -60,6 +60,32 @@ export function planCall(call: ProposedCall, context: PlanContext): PlannedCall 
   if (!parsed.success) return fail("invalid_args", describeIssues(tool.name, parsed.error));
   const args = parsed.data as Record<string, unknown>;
   return { ...base, args, argsHash: argsHash(args), status: tool.risk === "high" ? "needs_approval" : "ready" };
+}
+
+/**
+ * Keeps at most `writesPerStep` writes of a step, in the model's order (design §1): each
+ * further write is `skipped` and the model is asked to propose it again once it has seen
+ * the result of the writes that run. Calls already refused do not count: they write nothing.
+ */
+export function limitWrites(calls: readonly PlannedCall[], writesPerStep: number): PlannedCall[] {
+  const kept: PlannedCall[] = [];
+  return calls.map((call) => {
+    if (call.readOnly || call.status === "failed" || call.status === "done") return call;
+    if (kept.length < writesPerStep) {
+      kept.push(call);
+      return call;
+    }
+    const first = kept.map((write) => `${write.tool} (${write.callId})`).join(", ");
+    const limit = writesPerStep === 1 ? "one write runs" : `${writesPerStep} writes run`;
+    return {
+      ...callBase(call),
+      status: "failed",
+      failure: {
+        errorCode: "skipped",
+        message: `Not run: only ${limit} per step. Propose this call again after you have seen the result of ${first}.`,
+      },
+    };
+  });
 }
 
 /** The observation's words when a role may not use a tool; the same wherever authority is checked. */

@@ -3,7 +3,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { readRunOptions, type RunOptions } from "../graph/config.js";
-import { SYSTEM_PROMPT } from "../graph/prompt.js";
+import { SYSTEM_PROMPT, withUnavailableTools } from "../graph/prompt.js";
 import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.js";
 import { InvariantViolationError } from "../contracts/errors.js";
 import { checkPairing, pairingHolds, proposedCalls } from "../graph/pairing.js";
@@ -54,11 +54,14 @@ export function makeCallModel(deps: CallModelDeps) {
     const repaired = repair?.update ?? [];
 
     const step = run.steps + 1;
-    const bound = deps.model.bindTools!(deps.registry.specs(exposedTools(options, step, deps.registry)));
+    // A tool whose server is down is not offered this step; the prompt says so, so the model can tell the user.
+    const exposed = exposedTools(options, step, deps.registry).filter((name) => deps.registry.isAvailable(name));
+    const bound = deps.model.bindTools!(deps.registry.specs(exposed));
+    const prompt = withUnavailableTools(deps.systemPrompt ?? SYSTEM_PROMPT, deps.registry.unavailable());
     const started = performance.now();
     let response: AIMessage;
     try {
-      const raw = await bound.invoke([new SystemMessage(deps.systemPrompt ?? SYSTEM_PROMPT), ...history], { signal });
+      const raw = await bound.invoke([new SystemMessage(prompt), ...history], { signal });
       // The reply as it came (a chunk keeps the raw streamed arguments that reveal a cut-off call).
       response = normalizeModelMessage(raw as AIMessage, { usedIds: usedIds(history) });
     } catch (error) {

@@ -4,8 +4,8 @@ import { readRunOptions } from "../graph/config.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { callBase, type AgentStateType, type AgentStateUpdate, type PlannedCall } from "../graph/state.js";
 import { notAllowed } from "../graph/validation.js";
-import { runCall, type CallOutcome } from "../execution/call-tool.js";
-import { runWrite } from "../execution/write-journal.js";
+import type { CallOutcome } from "../execution/call-tool.js";
+import { runGoverned, ToolRateLimits } from "../execution/governed-call.js";
 import { toolMessage } from "../execution/tool-message.js";
 import { maskValue } from "../execution/sanitize.js";
 import { cancelledStop } from "../graph/stop-message.js";
@@ -27,6 +27,7 @@ export interface ExecuteToolsDeps {
  * that ask for the user mid-run stay waiting; the others are written before the pause.
  */
 export function makeExecuteTools(deps: ExecuteToolsDeps) {
+  const limits = new ToolRateLimits();
   return async function executeTools(
     state: AgentStateType,
     config: LangGraphRunnableConfig,
@@ -57,8 +58,15 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       if (!tool) return notRun("unknown_tool", `There is no tool named "${call.tool}".`);
       // Checked again where the call acts (design §2.9): whoever continues the run may hold another role than who asked.
       if (!roleAllows(tool, user.role)) return notRun("permission_denied", notAllowed(user.role, tool.name));
-      if (tool.readOnly) return runCall({ tool, args: call.args, context: contextFor(call), signal });
-      return runWrite({ call, tool, context: contextFor(call), signal, journal: deps.storage });
+      return runGoverned({
+        call,
+        tool,
+        context: contextFor(call),
+        signal,
+        journal: deps.storage,
+        registry: deps.registry,
+        limits,
+      });
     };
 
     const due = batch.calls.filter((call) => call.status === "ready" || call.status === "failed");

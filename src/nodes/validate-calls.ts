@@ -3,7 +3,7 @@ import { readRunOptions } from "../graph/config.js";
 import { userOf } from "../graph/context.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import { lastAssistant, proposedCalls } from "../graph/pairing.js";
-import { planCall } from "../graph/validation.js";
+import { limitWrites, planCall } from "../graph/validation.js";
 import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
@@ -17,7 +17,8 @@ export function makeValidateCalls(deps: { registry: ToolRegistry }) {
       user: userOf(options),
       allowedTool: allowedToolForStep(options, run.steps),
     };
-    const calls = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
+    const planned = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
+    const calls = limitWrites(planned, options.writesPerStep);
     // Counted here, where the pause is decided, so the guard can cap approval pauses per run.
     const approvalPauses = (run.approvalPauses ?? 0) + (calls.some((call) => call.status === "needs_approval") ? 1 : 0);
     return { batch: { step: run.steps, calls }, run: { ...run, approvalPauses, lastActiveAt: Date.now() } };

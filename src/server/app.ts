@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { HealthReport } from "../app/health.js";
 import type { Runtime } from "../service/runtime.js";
 import type { RunMetrics } from "../service/metrics.js";
 import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
@@ -8,6 +9,8 @@ import { errorResponse, makeErrorHandler } from "./http-errors.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
 import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./rate-limit.js";
 import { threadRoutes } from "./routes.js";
+import { toolRoutes } from "./tool-routes.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 
 /** What the HTTP app is built from. */
@@ -20,6 +23,8 @@ export interface CreateServerOptions {
   logger?: Logger;
   /** Directory of the page's assets (the project's `public/` by default). */
   publicDir?: string;
+  /** What `/healthz` answers (`{ ok: true, status: "ok" }` when omitted). */
+  health?: () => HealthReport;
   /** Run metrics served at `/metrics` in the Prometheus text format. */
   metrics?: RunMetrics;
   /** Interval of the keep-alive comments on idle event streams (15 s by default). */
@@ -29,6 +34,8 @@ export interface CreateServerOptions {
    * without tokens, per minute; 0 turns the limit off (60 by default, as `OPSPILOT_RATE_LIMIT_PER_MINUTE`).
    */
   rateLimitPerMinute?: number;
+  /** The tools served at `GET /api/tools` with their effective policy (the route is absent without it). */
+  tools?: ToolRegistry;
 }
 
 /** The routes that start a run or create a thread, and so are rate limited. */
@@ -47,7 +54,8 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   app.notFound((c) => errorResponse(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
 
   app.use("*", securityHeaders());
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  // Always 200 while the process serves; a down MCP server is `degraded` in the body (see HealthReport).
+  app.get("/healthz", (c) => c.json(options.health?.() ?? { ok: true, status: "ok" }));
   const metrics = options.metrics;
   if (metrics) {
     app.get("/metrics", authorizeMetrics(options.auth), async (c) =>
@@ -77,6 +85,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
     }),
   );
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
+  if (options.tools) app.route("/api/tools", toolRoutes(options.tools));
   app.get("/api/records/summary", async (c) => {
     // Figures over every user's threads: the local user, or an admin when tokens are in use.
     if (requiresTokens(options.auth) && c.get("user").role !== "admin")

@@ -63,7 +63,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 /**
  * Starts the server `npm start` runs: the model from the environment (the offline demo model
  * by default), PostgreSQL at `DATABASE_URL` when set (else the SQLite file `OPSPILOT_DB`),
- * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN` and `OPSPILOT_RATE_LIMIT_PER_MINUTE`.
+ * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN`, `OPSPILOT_RATE_LIMIT_PER_MINUTE`
+ * and the config file `OPSPILOT_CONFIG` (tools, MCP servers, policies).
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
   const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS, metricsToken: env.OPSPILOT_METRICS_TOKEN };
@@ -86,6 +87,8 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     logger,
     metrics,
     rateLimitPerMinute: env.OPSPILOT_RATE_LIMIT_PER_MINUTE,
+    tools: opened.registry,
+    health: opened.health,
   }).catch(async (error: unknown) => {
     await opened.close();
     throw error;
@@ -101,7 +104,8 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
 
 /**
  * What `src/main.ts` calls: starts from the environment, prints the address, closes on
- * SIGINT/SIGTERM, and turns a configuration error into one line and exit code 1.
+ * SIGINT/SIGTERM, and turns a start-up failure into one line: exit code 2 for bad
+ * configuration (environment or config file, as the CLI), 1 for anything else.
  */
 export async function runServerProcess(): Promise<void> {
   let server: RunningServer;
@@ -112,7 +116,7 @@ export async function runServerProcess(): Promise<void> {
   } catch (error) {
     if (!(error instanceof OpsPilotError) && (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
     console.error(`opspilot: ${(error as Error).message}`);
-    process.exitCode = 1;
+    process.exitCode = error instanceof ConfigError ? 2 : 1;
     return;
   }
   console.log(`opspilot is listening on ${server.url} (model: ${describeModel(env)})`);

@@ -7,17 +7,54 @@ export interface ToolSpec {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
-/** The tools one graph can call, by name, with their model-facing specs computed once. */
+/** A tool hidden from the model because the server behind it is down. */
+export interface UnavailableTool {
+  /** Tool name. */
+  name: string;
+  /** Its server. */
+  server: string;
+  /** Why the server is down, as its health check said. */
+  reason: string;
+}
+
+/**
+ * The tools one graph can call, by name, with their model-facing specs computed once. The
+ * list can be replaced while runs go on (an MCP server's `tools/list_changed`), and tools
+ * whose server is down are reported unavailable so the model is not offered them.
+ */
 export class ToolRegistry {
-  private readonly byName = new Map<string, ToolDefinition>();
-  private readonly specByName = new Map<string, ToolSpec>();
+  private byName = new Map<string, ToolDefinition>();
+  private readonly specByName = new Map<string, { tool: ToolDefinition; spec: ToolSpec }>();
+  private readonly downServers = new Map<string, string>();
 
   constructor(tools: readonly ToolDefinition[]) {
+    this.replaceTools(tools);
+  }
+
+  /**
+   * Swaps the whole tool list at once. A spec is recomputed only for a tool whose name,
+   * description, schema or parameters changed: JSON Schema conversion is the costly part of binding.
+   */
+  replaceTools(tools: readonly ToolDefinition[]): void {
+    const byName = new Map<string, ToolDefinition>();
     for (const tool of tools) {
-      if (this.byName.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
-      this.byName.set(tool.name, tool);
-      this.specByName.set(tool.name, toSpec(tool));
+      if (byName.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
+      byName.set(tool.name, tool);
     }
+    for (const [name, cached] of this.specByName) {
+      const next = byName.get(name);
+      if (
+        !next ||
+        next.schema !== cached.tool.schema ||
+        next.parameters !== cached.tool.parameters ||
+        next.description !== cached.tool.description
+      )
+        this.specByName.delete(name);
+    }
+    for (const tool of byName.values()) {
+      if (!this.specByName.has(tool.name)) this.specByName.set(tool.name, { tool, spec: toSpec(tool) });
+    }
+    this.byName = byName;
   }
 
   /** The definition of a tool, or undefined for an unknown name. */
@@ -25,17 +62,57 @@ export class ToolRegistry {
     return this.byName.get(name);
   }
 
-  /** Names of every tool, in registration order. */
+  /** Names of every tool, in registration order, available or not. */
   names(): string[] {
     return [...this.byName.keys()];
+  }
+
+  /** Every tool definition, in registration order. */
+  tools(): ToolDefinition[] {
+    return [...this.byName.values()];
   }
 
   /** Model-facing specs of the named tools (all tools when omitted). */
   specs(names?: readonly string[]): ToolSpec[] {
     const wanted = names ?? this.names();
     return wanted.flatMap((name) => {
-      const spec = this.specByName.get(name);
-      return spec ? [spec] : [];
+      const cached = this.specByName.get(name);
+      return cached ? [cached.spec] : [];
+    });
+  }
+
+  /** Marks a server down: its tools stay registered but are hidden from the model until it is back. */
+  setUnavailable(server: string, reason: string): void {
+    this.downServers.set(server, reason);
+  }
+
+  /** Marks a server up again. */
+  setAvailable(server: string): void {
+    this.downServers.delete(server);
+  }
+
+  /** Why a tool cannot be reached now, or undefined when it can (and for unknown names). */
+  unavailableReason(name: string): string | undefined {
+    const server = this.byName.get(name)?.source?.server;
+    return server === undefined ? undefined : this.downServers.get(server);
+  }
+
+  /** Whether a registered tool can be reached now. */
+  isAvailable(name: string): boolean {
+    return this.byName.has(name) && this.unavailableReason(name) === undefined;
+  }
+
+  /** Names of the tools that can be reached now, in registration order. */
+  available(): string[] {
+    return this.names().filter((name) => this.isAvailable(name));
+  }
+
+  /** The tools hidden now, with their server and why. */
+  unavailable(): UnavailableTool[] {
+    return this.tools().flatMap((tool) => {
+      const server = tool.source?.server;
+      const reason = server === undefined ? undefined : this.downServers.get(server);
+      return server !== undefined && reason !== undefined ? [{ name: tool.name, server, reason }] : [];
     });
   }
 }
@@ -46,9 +123,11 @@ export function roleAllows(tool: ToolDefinition, role: string): boolean {
 }
 
 function toSpec(tool: ToolDefinition): ToolSpec {
-  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, {
-    io: "input",
-    unrepresentable: "any",
-  }) as Record<string, unknown>;
+  const { $schema: _schema, ...parameters } =
+    tool.parameters ??
+    (z.toJSONSchema(tool.schema, {
+      io: "input",
+      unrepresentable: "any",
+    }) as Record<string, unknown>);
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }

@@ -46,6 +46,14 @@ export function isUserInputRequest(value: unknown): value is UserInputRequest {
   return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "needs_user";
 }
 
+/** A tool's call budget, counted per minute in this process's memory. */
+export interface ToolRateLimit {
+  /** Calls per minute, all users together. */
+  perMinute?: number;
+  /** Calls per minute for each user. */
+  perUserPerMinute?: number;
+}
+
 /** One tool, declared once: everything the loop needs to decide, run and show it (design §3). */
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   /** snake_case name the model calls. */
@@ -54,6 +62,11 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   description: string;
   /** Arguments; every field `.describe()`d. */
   schema: Schema;
+  /**
+   * The JSON Schema the model is shown instead of one derived from `schema`: an MCP tool
+   * keeps its server's own schema, which a zod round trip would reword.
+   */
+  parameters?: Record<string, unknown>;
   /** Read-only tools run in parallel; writes run one at a time after the reads. */
   readOnly: boolean;
   /** High-risk tools wait for the user's approval before they run. */
@@ -64,6 +77,17 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   timeoutMs: number;
   /** Roles allowed to call the tool; omitted means every role. */
   roles?: readonly Role[];
+  /**
+   * A write whose effect does not repeat when it runs twice with the same idempotency key,
+   * so the executor may retry it once after a timeout. Other writes are never retried.
+   */
+  idempotent?: boolean;
+  /** Calls allowed per minute, checked before the call reaches the tool (`rate_limited`). */
+  rateLimit?: ToolRateLimit;
+  /** Tools the model is pointed to when this one fails (only those the user may call and that are up). */
+  fallback?: readonly string[];
+  /** Where the tool comes from; MCP tools name their server, built-in tools leave it out. */
+  source?: { server?: string };
   /** Does the work. Throw `ToolError` for a classified failure. */
   run(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
 }

@@ -141,6 +141,8 @@ describe("boundObservation", () => {
       ok: false,
       errorCode: "internal",
       message: "login failed:\n[token masked] for [email masked]",
+      source: { tool: "login" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect((message.artifact as { summary: string }).summary).toBe(
       "internal: login failed:\n[token masked] for [email masked]",

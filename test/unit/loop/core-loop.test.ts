@@ -45,6 +45,8 @@ describe("the core loop", () => {
       ok: false,
       errorCode: "internal",
       message: "explode failed with an internal error.",
+      source: { tool: "explode" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(JSON.stringify(events)).not.toMatch(/hunter22|app\.js|Object\.<anonymous>/);
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer" });

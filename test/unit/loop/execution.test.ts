@@ -21,6 +21,7 @@ describe("execute_tools", () => {
     const timeline = new Timeline();
     const harness = createHarness({
       tools: testTools({ timeline, readDelayMs: 60, writeDelayMs: 40 }),
+      options: { writesPerStep: 2 },
       script: [
         callsMessage([
           { name: "write_low", args: { target: "a", environment: "prod" } },
@@ -121,6 +122,8 @@ describe("execute_tools", () => {
       ok: false,
       errorCode: "timeout",
       message: "hang did not answer within 50 ms.",
+      source: { tool: "hang" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect((messages[2] as unknown as { artifact: { attempts: number } }).artifact.attempts).toBe(2);
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer" });

@@ -24,6 +24,8 @@ describe("validate_calls", () => {
       ok: false,
       errorCode: "invalid_args",
       message: "Invalid arguments for read_a: query: Invalid input: expected string, received undefined.",
+      source: { tool: "read_a" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(harness.model.calls[1]!.messages.at(-1)!.content).toContain("invalid_args");
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer", steps: 3 });
@@ -39,6 +41,8 @@ describe("validate_calls", () => {
       errorCode: "unknown_tool",
       message:
         'There is no tool named "read_c". Available tools: read_a, read_b, write_low, write_high, explode, hang, missing, ask_midway, change_with_ticket, big.',
+      source: { tool: "read_c" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
   });
 
@@ -54,6 +58,8 @@ describe("validate_calls", () => {
       ok: false,
       errorCode: "permission_denied",
       message: "Your role (viewer) is not allowed to use write_low.",
+      source: { tool: "write_low" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(writes).toEqual([]);
   });

@@ -179,6 +179,8 @@ describe("authority over a pause (design §2.9)", () => {
       ok: false,
       errorCode: "permission_denied",
       message: "Your role (operator) is not allowed to use rollback_deploy.",
+      source: { tool: "rollback_deploy" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(rollbacks()).toBe(0);
     expect(await harness.storage.getEntry(paused.threadId, "rb1")).toBeUndefined();

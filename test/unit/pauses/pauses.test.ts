@@ -108,6 +108,8 @@ describe("pauses and resume", () => {
       ok: false,
       errorCode: "rejected_by_user",
       message: "The user rejected this write_high call: not during peak hours",
+      source: { tool: "write_high" },
+      fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(String(resumed.messages.at(-1)!.content)).toBe("I did not restart it.");
   });
@@ -142,6 +144,7 @@ describe("pauses and resume", () => {
   it("refuses mismatched hashes, unknown ids, partial decisions and resumes of a thread that is not paused, changing nothing", async () => {
     const harness = createHarness({
       tools: testTools(),
+      options: { writesPerStep: 2 },
       script: [
         callsMessage([
           { name: "write_high", args: { target: "a", environment: "prod" }, id: "w1" },

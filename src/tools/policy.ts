@@ -1,0 +1,120 @@
+import type { ToolPolicy } from "../config/schema.js";
+import type { ErrorCode, Observation } from "../contracts/observation.js";
+import type { Role } from "../contracts/user.js";
+import { roleAllows, type ToolRegistry } from "./registry.js";
+import type { AskField, ToolDefinition } from "./types.js";
+
+/**
+ * Applies the config file's `tools` overrides to a list of tools. Every entry whose key
+ * matches a tool's name applies to it; where several set the same field, the most specific
+ * wins: an exact name beats any glob, and among globs the one with more literal characters
+ * (not `*` or `?`) wins, a tie going to the entry written later in the file. `enabled: false`
+ * removes the tool; every other field replaces the tool's own setting. `askUser` fields the
+ * tool's arguments do not have are ignored, so a policy can never ask for a field the tool drops.
+ */
+export function applyToolPolicy(
+  tools: readonly ToolDefinition[],
+  policies: Readonly<Record<string, ToolPolicy>>,
+): ToolDefinition[] {
+  const ranked = rankPatterns(Object.keys(policies));
+  return tools.flatMap((tool) => {
+    const policy = effectivePolicy(tool.name, ranked, policies);
+    if (policy.enabled === false) return [];
+    return [withPolicy(tool, policy)];
+  });
+}
+
+/** Whether a policy key (exact name or glob with `*` and `?`) matches a tool name. */
+export function patternMatches(pattern: string, name: string): boolean {
+  if (!/[*?]/.test(pattern)) return pattern === name;
+  const source = [...pattern]
+    .map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+^${}()|[\]\\-]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${source}$`, "s").test(name);
+}
+
+/** Failures after which another tool may help; refusals, rejections and unknown outcomes never point elsewhere. */
+const FALLBACK_AFTER: ReadonlySet<ErrorCode> = new Set([
+  "timeout",
+  "transient",
+  "rate_limited",
+  "not_found",
+  "internal",
+]);
+
+/**
+ * Adds the tool's configured fallbacks to a failed observation: only tools that exist, that
+ * `role` may call and whose server is up. A permission refusal, a user's rejection, a cancel,
+ * a skip, bad arguments or an unknown write outcome get none: those are not the tool's fault,
+ * and a hint to try another way there would work around the user or the rules. Nor does a
+ * write that timed out without being idempotent: it may have taken effect.
+ */
+export function withFallback(
+  observation: Observation,
+  tool: ToolDefinition,
+  context: { registry: ToolRegistry; role: Role },
+): Observation {
+  if (observation.ok || !FALLBACK_AFTER.has(observation.errorCode) || !tool.fallback) return observation;
+  if (!tool.readOnly && tool.idempotent !== true && observation.errorCode === "timeout") return observation;
+  const usable = tool.fallback.filter((name) => {
+    const candidate = context.registry.get(name);
+    return (
+      candidate !== undefined &&
+      name !== tool.name &&
+      roleAllows(candidate, context.role) &&
+      context.registry.isAvailable(name)
+    );
+  });
+  return usable.length > 0 ? { ...observation, fallback: usable } : observation;
+}
+
+/** Policy keys from least to most specific, so later ones override earlier ones field by field. */
+function rankPatterns(patterns: readonly string[]): string[] {
+  const literal = (pattern: string) => pattern.replace(/[*?]/g, "").length;
+  const exact = (pattern: string) => !/[*?]/.test(pattern);
+  return patterns
+    .map((pattern, index) => ({ pattern, index }))
+    .sort(
+      (a, b) =>
+        Number(exact(a.pattern)) - Number(exact(b.pattern)) ||
+        literal(a.pattern) - literal(b.pattern) ||
+        a.index - b.index,
+    )
+    .map((entry) => entry.pattern);
+}
+
+function effectivePolicy(
+  name: string,
+  ranked: readonly string[],
+  policies: Readonly<Record<string, ToolPolicy>>,
+): ToolPolicy {
+  let merged: ToolPolicy = {};
+  for (const pattern of ranked) {
+    if (!patternMatches(pattern, name)) continue;
+    const defined = Object.entries(policies[pattern]!).filter(([, value]) => value !== undefined);
+    merged = { ...merged, ...Object.fromEntries(defined) };
+  }
+  return merged;
+}
+
+function withPolicy(tool: ToolDefinition, policy: ToolPolicy): ToolDefinition {
+  if (Object.keys(policy).length === 0) return tool;
+  const fields = new Set(Object.keys(tool.schema.shape));
+  const askUser =
+    policy.askUser &&
+    (Object.fromEntries(Object.entries(policy.askUser).filter(([field]) => fields.has(field))) as Record<
+      string,
+      AskField
+    >);
+  return {
+    ...tool,
+    ...(policy.readOnly !== undefined ? { readOnly: policy.readOnly } : {}),
+    ...(policy.risk !== undefined ? { risk: policy.risk } : {}),
+    ...(policy.roles !== undefined ? { roles: policy.roles } : {}),
+    ...(askUser !== undefined ? { askUser } : {}),
+    ...(policy.timeoutMs !== undefined ? { timeoutMs: policy.timeoutMs } : {}),
+    ...(policy.idempotent !== undefined ? { idempotent: policy.idempotent } : {}),
+    ...(policy.rateLimit !== undefined ? { rateLimit: policy.rateLimit } : {}),
+    ...(policy.fallback !== undefined ? { fallback: policy.fallback } : {}),
+  };
+}
