@@ -47,8 +47,9 @@ export async function runWrite(options: {
     await journal.clearEntry(context.threadId, call.callId);
     return outcome;
   }
-  // A write interrupted by a cancel may or may not have taken effect.
-  const final = signal.aborted && !outcome.observation.ok ? unknownOutcome(tool.name) : outcome;
+  // A write cut off by a cancel or by its time limit was still running: it may or may not have taken effect.
+  const cutOff = !outcome.observation.ok && (signal.aborted || outcome.observation.errorCode === "timeout");
+  const final = cutOff ? unknownOutcome(tool.name) : outcome;
   if (final.kind === "observation") await journal.finishEntry(context.threadId, call.callId, final.observation);
   return final;
 }

@@ -259,7 +259,7 @@ describe("tool policies from the config file", () => {
       "ai:set_idempotent",
       "tool:set_idempotent:ok",
       "ai:set_once",
-      "tool:set_once:timeout",
+      "tool:set_once:outcome_unknown",
       "ai",
     ]);
     expect(attempts).toEqual([
@@ -268,6 +268,11 @@ describe("tool policies from the config file", () => {
       `set_once:${threadId}:o1`,
     ]);
     expect(await harness.storage.getEntry(threadId, "i1")).toMatchObject({ state: "finished" });
+    // The write that hung may have taken effect: it is reported as unknown, never as a plain timeout.
+    expect(await harness.storage.getEntry(threadId, "o1")).toMatchObject({
+      state: "finished",
+      observation: { ok: false, errorCode: "outcome_unknown" },
+    });
   });
 
   it("hides the tools of a server that is down from the model, says why in the prompt, and refuses a call to them", async () => {
