@@ -27,11 +27,11 @@ export function normalizeModelMessage(message: AIMessage | AIMessageChunk, optio
   const id = claim(message.id ?? randomUUID(), used);
   const toolCalls: ToolCall[] = [];
   const invalidToolCalls: InvalidToolCall[] = [];
-  const streamedArgs = streamedArgsById(message);
+  const streamedArgs = streamedArgsOfValidCalls(message);
 
   for (const call of message.tool_calls ?? []) {
     const callId = claim(call.id || newCallId(), used);
-    const raw = call.id ? streamedArgs.get(call.id) : undefined;
+    const raw = call.id ? streamedArgs.get(call.id)?.shift() : undefined;
     // A stream cut short parses leniently into partial arguments; never run those.
     if (raw !== undefined && parseArgs(raw) === undefined)
       invalidToolCalls.push(invalid(callId, call.name, raw, "Tool arguments are cut off or not valid JSON."));
@@ -62,12 +62,25 @@ export function normalizeModelMessage(message: AIMessage | AIMessageChunk, optio
   });
 }
 
-/** Raw streamed argument text per call id, when the reply was assembled from stream chunks. */
-function streamedArgsById(message: AIMessage | AIMessageChunk): Map<string, string> {
+/**
+ * Raw streamed argument texts of the reply's `tool_calls`, per call id in stream order,
+ * when the reply was assembled from stream chunks. A server may repeat one id within a
+ * reply, so texts are listed per id, and the chunks core already put in
+ * `invalid_tool_calls` are taken out: core keeps the order of the chunks in both lists.
+ */
+function streamedArgsOfValidCalls(message: AIMessage | AIMessageChunk): Map<string, string[]> {
   const chunks = (message as { tool_call_chunks?: Array<{ id?: string; args?: string }> }).tool_call_chunks ?? [];
-  return new Map(
-    chunks.filter((chunk) => chunk.id && typeof chunk.args === "string").map((chunk) => [chunk.id!, chunk.args!]),
-  );
+  const byId = new Map<string, string[]>();
+  for (const chunk of chunks) {
+    if (!chunk.id || typeof chunk.args !== "string") continue;
+    byId.set(chunk.id, [...(byId.get(chunk.id) ?? []), chunk.args]);
+  }
+  for (const call of message.invalid_tool_calls ?? []) {
+    const texts = call.id ? byId.get(call.id) : undefined;
+    const index = texts?.indexOf(call.args ?? "") ?? -1;
+    if (index >= 0) texts!.splice(index, 1);
+  }
+  return byId;
 }
 
 /** Strictly parsed arguments: an object, `{}` for empty text, undefined for anything else. */

@@ -3,16 +3,23 @@ import { ConfigError } from "../contracts/errors.js";
 import type { Env } from "../config/env.js";
 import { DemoChatModel } from "./demo-model.js";
 import { createOpenAIChatModel } from "./openai-model.js";
+import { createAnthropicChatModel } from "./anthropic-model.js";
 
 /** The settings `createChatModel` reads (a subset of `Env`, so `loadEnv()` output fits). */
 export type ModelSettings = Pick<Env, "OPSPILOT_MODEL" | "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES"> &
-  Partial<Pick<Env, "OPENAI_API_KEY" | "OPENAI_BASE_URL">>;
+  Partial<Pick<Env, "OPENAI_API_KEY" | "OPENAI_BASE_URL" | "ANTHROPIC_API_KEY" | "ANTHROPIC_BASE_URL">>;
 
 /** Which model a configuration names. */
-export type ModelSpec = { provider: "demo" } | { provider: "openai"; model: string; baseURL: string; apiKey?: string };
+export type ModelSpec =
+  { provider: "demo" } | { provider: "openai" | "anthropic"; model: string; baseURL: string; apiKey?: string };
 
 /** Where `openai:<model>` goes when no base URL is set. */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/** Where `anthropic:<model>` goes when no base URL is set (the SDK appends `/v1/messages`). */
+export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+
+const SUPPORTED = 'use "demo", "openai:<model-name>" (for example openai:gpt-4o-mini) or "anthropic:<model-name>"';
 
 /** Key sent to loopback endpoints that need none (the OpenAI client refuses an empty key). */
 const LOOPBACK_PLACEHOLDER_KEY = "not-needed";
@@ -26,15 +33,15 @@ export function parseModelSpec(
   const separator = value.indexOf(":");
   const provider = separator < 0 ? value : value.slice(0, separator);
   const model = separator < 0 ? "" : value.slice(separator + 1).trim();
-  if (provider !== "openai") {
-    throw new ConfigError(
-      `OPSPILOT_MODEL "${value}" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).`,
-    );
-  }
+  if (provider !== "openai" && provider !== "anthropic")
+    throw new ConfigError(`OPSPILOT_MODEL "${value}" is not supported: ${SUPPORTED}.`);
   if (!model)
     throw new ConfigError(
-      `OPSPILOT_MODEL "${value}" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).`,
+      provider === "openai"
+        ? `OPSPILOT_MODEL "${value}" names no model: write it as openai:<model-name> (for example openai:gpt-4o-mini).`
+        : `OPSPILOT_MODEL "${value}" names no model: write it as anthropic:<model-name> (for example anthropic:claude-sonnet-4-5).`,
     );
+  if (provider === "anthropic") return anthropicSpec(model, settings);
 
   const baseURL = (settings.OPENAI_BASE_URL?.trim() || DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "");
   const url = parseHttpUrl(baseURL);
@@ -51,7 +58,24 @@ export function parseModelSpec(
   return { provider: "openai", model, baseURL, apiKey };
 }
 
-/** Builds the chat model the configuration names: the offline demo model or an OpenAI-compatible endpoint. */
+/** The Anthropic endpoint of `anthropic:<model>`; a key is required unless the base URL is on this machine. */
+function anthropicSpec(
+  model: string,
+  settings: Pick<ModelSettings, "ANTHROPIC_API_KEY" | "ANTHROPIC_BASE_URL">,
+): ModelSpec {
+  const baseURL = (settings.ANTHROPIC_BASE_URL?.trim() || DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, "");
+  const url = parseHttpUrl(baseURL);
+  if (!url)
+    throw new ConfigError("ANTHROPIC_BASE_URL is not a valid http(s) URL (for example https://api.anthropic.com).");
+  const apiKey = settings.ANTHROPIC_API_KEY?.trim() || undefined;
+  if (!apiKey && !isLoopback(url))
+    throw new ConfigError(
+      `ANTHROPIC_API_KEY is required for ${url.origin}; set it to a key from console.anthropic.com.`,
+    );
+  return { provider: "anthropic", model, baseURL, apiKey };
+}
+
+/** Builds the chat model the configuration names: the offline demo model, an OpenAI-compatible endpoint or Anthropic. */
 export function createChatModel(settings: ModelSettings): BaseChatModel {
   const spec = parseModelSpec(settings);
   switch (spec.provider) {
@@ -59,6 +83,14 @@ export function createChatModel(settings: ModelSettings): BaseChatModel {
       return new DemoChatModel();
     case "openai":
       return createOpenAIChatModel({
+        model: spec.model,
+        baseURL: spec.baseURL,
+        apiKey: spec.apiKey ?? LOOPBACK_PLACEHOLDER_KEY,
+        timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
+        maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
+      });
+    case "anthropic":
+      return createAnthropicChatModel({
         model: spec.model,
         baseURL: spec.baseURL,
         apiKey: spec.apiKey ?? LOOPBACK_PLACEHOLDER_KEY,
@@ -75,7 +107,7 @@ export function createChatModel(settings: ModelSettings): BaseChatModel {
 /** One line for the server's start-up line: which model, where; never the key. */
 export function describeModel(settings: ModelSettings): string {
   const spec = parseModelSpec(settings);
-  return spec.provider === "demo" ? "demo (offline demo model)" : `openai:${spec.model} at ${spec.baseURL}`;
+  return spec.provider === "demo" ? "demo (offline demo model)" : `${spec.provider}:${spec.model} at ${spec.baseURL}`;
 }
 
 function parseHttpUrl(value: string): URL | undefined {

@@ -27,7 +27,7 @@ const model = () =>
     maxRetries: 0,
   });
 
-/** One model reply, from a JSON response (`invoke`) or from SSE chunks (`stream`, as LangGraph's "messages" mode does). */
+/** One model reply, from `invoke` (as `call_model` asks) or merged from `stream` chunks (as LangGraph's "messages" mode does). */
 async function ask(messages: BaseMessage[], streaming: boolean): Promise<AIMessage | AIMessageChunk> {
   const bound = model().bindTools(tools);
   if (!streaming) return (await bound.invoke(messages)) as AIMessage;
@@ -58,8 +58,8 @@ function answerAll(reply: AIMessage): ToolMessage[] {
 }
 
 describe.each([
-  ["a JSON response", false],
-  ["a streamed (SSE) response", true],
+  ["invoke(), which streams and returns the assembled reply", false],
+  ["stream(), chunk by chunk", true],
 ])("tool calls through ChatOpenAI from %s", (_label, streaming) => {
   it("returns parallel tool calls with their ids and the token usage", async () => {
     server.enqueue(parallelCalls);
@@ -70,8 +70,8 @@ describe.each([
     ]);
     expect(reply.usage_metadata).toMatchObject({ input_tokens: 120, output_tokens: 30, total_tokens: 150 });
     const [request] = server.requests;
-    expect(request!.body.stream ?? false).toBe(streaming);
-    if (streaming) expect(request!.body.stream_options).toEqual({ include_usage: true });
+    expect(request!.body.stream).toBe(true);
+    expect(request!.body.stream_options).toEqual({ include_usage: true });
     expect(request!.body.tools).toHaveLength(3);
     expect(request!.headers.authorization).toBe("Bearer sk-test");
   });

@@ -125,6 +125,21 @@ describe("normalizeModelMessage", () => {
     expect(normalized).toBeInstanceOf(AIMessage);
   });
 
+  it("matches streamed arguments to their own call when a server repeats an id within one reply", () => {
+    const chunk = new AIMessageChunk({
+      content: "",
+      tool_call_chunks: [
+        { type: "tool_call_chunk", index: 0, id: "call_0", name: "search_resource", args: '{"query":"支付"}' },
+        { type: "tool_call_chunk", index: 1, id: "call_0", name: "search_docs", args: '{"query": 支付}' },
+      ],
+    });
+    const normalized = normalizeModelMessage(chunk);
+    expect(normalized.tool_calls).toEqual([call("call_0", "search_resource", { query: "支付" })]);
+    expect(normalized.invalid_tool_calls?.map(({ id, name, args }) => [id, name, args])).toEqual([
+      ["call_0_2", "search_docs", '{"query": 支付}'],
+    ]);
+  });
+
   it("never lets a stream cut off mid-arguments pass as a call with partial arguments", () => {
     const chunk = new AIMessageChunk({
       content: "",

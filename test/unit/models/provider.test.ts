@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChatOpenAI } from "@langchain/openai";
+import { ChatAnthropic } from "@langchain/anthropic";
 import { ConfigError } from "../../../src/contracts/errors.js";
 import { DemoChatModel } from "../../../src/models/demo-model.js";
 import {
@@ -52,6 +53,26 @@ describe("createChatModel", () => {
     });
   });
 
+  it("builds a ChatAnthropic for anthropic:<model> with the key and the default base URL", () => {
+    const settings = { ...base, OPSPILOT_MODEL: "anthropic:claude-sonnet-4-5", ANTHROPIC_API_KEY: "sk-ant-123" };
+    const model = createChatModel(settings) as ChatAnthropic;
+    expect(model).toBeInstanceOf(ChatAnthropic);
+    expect([model.model, model.apiKey, model.apiUrl]).toEqual([
+      "claude-sonnet-4-5",
+      "sk-ant-123",
+      "https://api.anthropic.com",
+    ]);
+    expect(describeModel(settings)).toBe("anthropic:claude-sonnet-4-5 at https://api.anthropic.com");
+    expect(
+      parseModelSpec({ OPSPILOT_MODEL: "anthropic:claude-haiku-4-5", ANTHROPIC_BASE_URL: "http://127.0.0.1:4000/" }),
+    ).toEqual({
+      provider: "anthropic",
+      model: "claude-haiku-4-5",
+      baseURL: "http://127.0.0.1:4000",
+      apiKey: undefined,
+    });
+  });
+
   it("accepts a missing key for a loopback endpoint such as Ollama", () => {
     const model = createChatModel({
       ...base,
@@ -66,14 +87,29 @@ describe("createChatModel", () => {
 
   it.each([
     [
-      "anthropic:claude",
+      "mistral:large",
       {},
-      'OPSPILOT_MODEL "anthropic:claude" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).',
+      'OPSPILOT_MODEL "mistral:large" is not supported: use "demo", "openai:<model-name>" (for example openai:gpt-4o-mini) or "anthropic:<model-name>".',
     ],
     [
       "gpt-4o",
       {},
-      'OPSPILOT_MODEL "gpt-4o" is not supported: use "demo" or "openai:<model-name>" (for example openai:gpt-4o-mini).',
+      'OPSPILOT_MODEL "gpt-4o" is not supported: use "demo", "openai:<model-name>" (for example openai:gpt-4o-mini) or "anthropic:<model-name>".',
+    ],
+    [
+      "anthropic:",
+      {},
+      'OPSPILOT_MODEL "anthropic:" names no model: write it as anthropic:<model-name> (for example anthropic:claude-sonnet-4-5).',
+    ],
+    [
+      "anthropic:claude-sonnet-4-5",
+      {},
+      "ANTHROPIC_API_KEY is required for https://api.anthropic.com; set it to a key from console.anthropic.com.",
+    ],
+    [
+      "anthropic:claude-sonnet-4-5",
+      { ANTHROPIC_API_KEY: "sk-ant-1", ANTHROPIC_BASE_URL: "ftp://models.local" },
+      "ANTHROPIC_BASE_URL is not a valid http(s) URL (for example https://api.anthropic.com).",
     ],
     [
       "openai:",
