@@ -93,6 +93,9 @@ async function runAttempt({ tool, args, context, signal }: RunCallOptions): Prom
     attemptSignal.addEventListener("abort", onAbort, { once: true });
   });
   stopped.catch(() => undefined);
+  // AbortSignal.timeout's timer does not keep Node alive: a CLI whose only pending work is a
+  // hung tool would exit before the limit fires, so a plain timer holds the process until then.
+  const keepAlive = setTimeout(() => undefined, tool.timeoutMs + 100);
   try {
     const value = await Promise.race([
       Promise.resolve().then(() => tool.run(args, { ...context, signal: attemptSignal })),
@@ -113,6 +116,7 @@ async function runAttempt({ tool, args, context, signal }: RunCallOptions): Prom
     const { errorCode, message } = classifyFailure(tool.name, attemptSignal.aborted ? abortError() : error);
     return { kind: "observation", observation: { ok: false, errorCode, message }, raw: undefined };
   } finally {
+    clearTimeout(keepAlive);
     if (onAbort) attemptSignal.removeEventListener("abort", onAbort);
   }
 }

@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GraphInterrupt } from "@langchain/langgraph";
@@ -58,5 +60,12 @@ describe("runCall", () => {
       kind: "observation",
       observation: { ok: false, errorCode: "internal", message: "probe failed with an internal error." },
     });
+  });
+
+  it("keeps a process alive until a hung tool's time limit, so a CLI reports the timeout instead of exiting", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "test/fixtures/hung-tool.ts"], {
+      timeout: 20_000,
+    });
+    expect(stdout.trim()).toBe('"timeout"');
   });
 });
