@@ -2,7 +2,10 @@ import type { PlannedCall } from "../graph/state.js";
 import type { ToolDefinition, ToolContext } from "../tools/types.js";
 import type { WriteJournal } from "../storage/types.js";
 import { argsHash } from "../contracts/canonical.js";
+import type { ToolMessage } from "@langchain/core/messages";
+import type { ProposedCall } from "../graph/pairing.js";
 import { runCall, type CallOutcome, type RunCallOptions } from "./call-tool.js";
+import { toolMessage } from "./tool-message.js";
 
 /**
  * Runs a write call at most once (design §2.5, §2.6): checks the frozen approval, then
@@ -55,13 +58,54 @@ export async function runWrite(options: {
 }
 
 function unknownOutcome(tool: string): CallOutcome {
-  return observation(
-    false,
-    "outcome_unknown",
-    `${tool} was interrupted while it ran, so it is not known whether it took effect. It was not run again: check the real state before retrying.`,
-  );
+  return {
+    kind: "observation",
+    observation: unknownOutcomeObservation(tool),
+    raw: undefined,
+    durationMs: 0,
+    attempts: 0,
+  };
+}
+
+function unknownOutcomeObservation(tool: string) {
+  return {
+    ok: false as const,
+    errorCode: "outcome_unknown" as const,
+    message: `${tool} was interrupted while it ran, so it is not known whether it took effect. It was not run again: check the real state before retrying.`,
+  };
 }
 
 function observation(ok: false, errorCode: "internal" | "cancelled" | "outcome_unknown", message: string): CallOutcome {
   return { kind: "observation", observation: { ok, errorCode, message }, raw: undefined, durationMs: 0, attempts: 0 };
+}
+
+/**
+ * The results the journal holds for calls that have no ToolMessage: a finished write gets its
+ * recorded observation and a started one `outcome_unknown`, so a run that fails after a write
+ * never tells the model or the user that the write did not run. Calls without an entry are left out.
+ */
+export async function journaledResults(options: {
+  journal: WriteJournal;
+  threadId: string;
+  calls: readonly ProposedCall[];
+  maxChars: number;
+}): Promise<ToolMessage[]> {
+  const results: ToolMessage[] = [];
+  for (const call of options.calls) {
+    const entry = await options.journal.getEntry(options.threadId, call.id);
+    if (!entry) continue;
+    const outcome =
+      entry.state === "finished" && entry.observation ? entry.observation : unknownOutcomeObservation(call.name);
+    results.push(
+      toolMessage({
+        callId: call.id,
+        tool: call.name,
+        observation: outcome,
+        durationMs: 0,
+        attempts: 0,
+        maxChars: options.maxChars,
+      }),
+    );
+  }
+  return results;
 }
