@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import { loadEnv, type Env } from "../config/env.js";
 import { ConfigError, OpsPilotError } from "../contracts/errors.js";
@@ -48,6 +49,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     listening.once("error", reject);
   });
   const address = server.address() as AddressInfo;
+  server.on("clientError", answerMalformedRequest);
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}`,
@@ -128,4 +130,26 @@ export async function runServerProcess(): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/**
+ * Answers a request Node's HTTP parser refused before the app saw it (headers too large, a
+ * body without framing) in the API's error shape, then closes the connection, which the
+ * parser can no longer trust.
+ */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+  const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: "headers_too_large", message: "The request headers are too large." }
+      : { code: "bad_request", message: "The request is not valid HTTP." },
+  });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
