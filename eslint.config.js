@@ -71,6 +71,8 @@ export default tseslint.config(
         AbortController: "readonly",
         EventSource: "readonly",
         navigator: "readonly",
+        URLSearchParams: "readonly",
+        getComputedStyle: "readonly",
       },
     },
   },

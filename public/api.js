@@ -62,6 +62,12 @@ export async function cancelRun(threadId) {
   await request(`${threadPath(threadId)}/cancel`, { method: "POST", body: {} });
 }
 
+/** The records summary over `[since, until)` (ISO 8601 strings), as the dashboard draws it. */
+export async function getSummary(since, until) {
+  const query = new URLSearchParams({ since, until });
+  return (await request(`/api/records/summary?${query}`)).json();
+}
+
 /** Starts a run and calls `onEvent` for each streamed event until the stream ends. */
 export function streamRun(threadId, message, onEvent, signal) {
   return streamPost(`${threadPath(threadId)}/runs`, { message }, onEvent, signal);

@@ -121,15 +121,16 @@ export class Transcript {
   }
 
   /** Shows how a run ended. */
-  finished(runId, { stopReason, steps, durationMs }) {
+  finished(runId, { stopReason, steps, durationMs, tokens, costUsd }) {
     const run = this.run(runId);
     this.closeStep(runId);
     run.element.dataset.state = stopReason;
-    run.status.textContent = t("finished", {
-      reason: stopReasonText(stopReason),
-      steps,
-      duration: formatDuration(durationMs),
-    });
+    const parts = [t("finished", { reason: stopReasonText(stopReason), steps, duration: formatDuration(durationMs) })];
+    // Events recorded before runs carried their spending have neither figure.
+    if (typeof tokens === "number") parts.push(t("spentTokens", { tokens: tokens.toLocaleString("en-US") }));
+    if (typeof costUsd === "number" && costUsd > 0)
+      parts.push(`$${costUsd >= 1 ? costUsd.toFixed(2) : costUsd.toFixed(4)}`);
+    run.status.textContent = parts.join(" · ");
   }
 
   closeStep(runId) {
