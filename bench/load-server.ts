@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     delayMs,
   });
   const app = createApp({ env: loadEnv({}), dbPath, model });
-  const server = await startServer({ runtime: app.runtime, host: "127.0.0.1", port: 0 });
+  // The load is the measurement: the per-client limit on run starts (60 a minute by default) would refuse it.
+  const server = await startServer({ runtime: app.runtime, host: "127.0.0.1", port: 0, rateLimitPerMinute: 0 });
   let closing = false;
   const shutdown = async () => {
     if (closing) return;

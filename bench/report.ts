@@ -1,6 +1,7 @@
 import type { LoadResult } from "./load.js";
 import type { PeerResult } from "./step-cost.js";
-import { median, round } from "./stats.js";
+import type { ContextTokensResult, ContextTokensRun } from "./context-tokens.js";
+import { mean, median, round } from "./stats.js";
 
 /** One ratio of a peer against a baseline measured in the same run. */
 export interface Ratio {
@@ -127,5 +128,28 @@ export function loadTable(results: LoadResult[]): string {
       fixed(result.eventsPerSecond, 1),
       fixed(result.eventsPerRun, 1),
     ]),
+  );
+}
+
+/** The request-tokens table: mean prompt tokens per block of ten steps, the last step, and the loop's time per step. */
+export function contextTokensTable(result: ContextTokensResult): string {
+  const blocks = (tokens: number[]) =>
+    Array.from({ length: Math.ceil(tokens.length / 10) }, (_, block) =>
+      Math.round(mean(tokens.slice(block * 10, block * 10 + 10))),
+    );
+  const headers = blocks(result.bounded.tokens).map((_, block) => `steps ${block * 10 + 1}-${block * 10 + 10}`);
+  const row = (run: ContextTokensRun, label: string) => [
+    label,
+    ...blocks(run.tokens),
+    run.tokens.at(-1)!,
+    Math.max(...run.tokens),
+    fixed(run.msPerStep),
+  ];
+  return table(
+    ["run", ...headers, "last step", "max", "loop ms/step"],
+    [
+      row(result.unbounded, "no budget (whole history)"),
+      row(result.bounded, `budget, window ${result.options.windowTokens}`),
+    ],
   );
 }

@@ -1,14 +1,16 @@
 /**
- * `npm run bench`: the per-step loop cost of design §10 and the HTTP load of issue 5, each
- * against baselines measured in the same run. Prints a report and writes
+ * `npm run bench`: the per-step loop cost of design §10, the HTTP load of issue 5 and the
+ * request tokens per step of a long thread with and without the context budget (issue 12),
+ * each against baselines measured in the same run. Prints a report and writes
  * `bench/results/latest.json`. `npm run bench -- --quick` runs fewer rounds (a smoke check).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { runLoad, type LoadOptions } from "./load.js";
-import { loadRatios, loadTable, stepCostTable, stepRatios, table } from "./report.js";
+import { contextTokensTable, loadRatios, loadTable, stepCostTable, stepRatios, table } from "./report.js";
 import { runStepCost, type StepCostOptions } from "./step-cost.js";
+import { runContextTokens, type ContextTokensOptions } from "./context-tokens.js";
 
 const quick = process.argv.includes("--quick");
 
@@ -28,6 +30,13 @@ const loadOptions: LoadOptions = {
   warmupRuns: 5,
 };
 
+const contextTokensOptions: ContextTokensOptions = {
+  // The same 40 steps in --quick: the thread is the measurement, and it takes seconds.
+  steps: 40,
+  model: "openai:gpt-4o-mini",
+  windowTokens: 32_000,
+};
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadavg();
@@ -38,6 +47,7 @@ async function main(): Promise<void> {
 
   const stepCost = await runStepCost(stepCostOptions, progress);
   const load = await runLoad(loadOptions, progress);
+  const contextTokens = await runContextTokens(contextTokensOptions, progress);
   const stepCostRatios = stepRatios(stepCost);
   const loadCompared = loadRatios(load);
   const loadAfter = loadavg();
@@ -72,6 +82,13 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  console.log(
+    `\nRequest tokens per step: a ${contextTokensOptions.steps}-step thread (one turn per step, each reading a 20 KB result, English and Chinese in turn), ${contextTokensOptions.model}, prompt tokens (o200k) of the request that reads each step's result`,
+  );
+  console.log(contextTokensTable(contextTokens));
+  console.log(
+    `unbounded / bounded: ${contextTokens.meanRatio.toFixed(2)}× mean request tokens, ${contextTokens.lastRatio.toFixed(2)}× at step ${contextTokensOptions.steps}; bounded, last 10 steps over the 10 before: ${contextTokens.boundedGrowth.toFixed(2)} (1.00 is flat)`,
+  );
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `\nload average before ${loadBefore.map((v) => v.toFixed(2)).join(" ")}, after ${loadAfter.map((v) => v.toFixed(2)).join(" ")}; ${seconds.toFixed(0)} s in all`,
@@ -95,6 +112,7 @@ async function main(): Promise<void> {
     machine,
     stepCost: { options: stepCostOptions, results: stepCost, ratios: stepCostRatios },
     load: { options: loadOptions, results: load, ratios: loadCompared },
+    contextTokens,
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   console.log(`results written to ${file}`);

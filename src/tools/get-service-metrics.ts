@@ -8,6 +8,7 @@ import {
   throwIfCancelled,
 } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
+import type { MetricsView } from "./demo-ops/views.js";
 
 const schema = z.object({
   service: serviceField,
@@ -28,6 +29,15 @@ export function createGetServiceMetricsTool(store: OpsStore): ToolDefinition {
     risk: "low",
     askUser: { environment: ASK_ENVIRONMENT },
     timeoutMs: READ_TIMEOUT_MS,
+    summarize(result) {
+      const view = result as MetricsView;
+      const { errorRatePercent, p95LatencyMs, rps } = view.metrics;
+      return [
+        `${view.service} ${view.environment}: ${view.status}, version ${view.version}` +
+          `${view.previousVersion ? ` (previous ${view.previousVersion})` : ""}`,
+        `error rate ${errorRatePercent}%, p95 ${p95LatencyMs} ms, ${rps} rps, restarts ${view.restartCount}`,
+      ];
+    },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       const service = store.resolveService(args.service);

@@ -8,6 +8,7 @@ import {
   WRITE_TIMEOUT_MS,
 } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
+import type { RestartResult } from "./demo-ops/actions.js";
 
 const schema = z.object({
   service: serviceField,
@@ -36,6 +37,13 @@ export function createRestartServiceTool(store: OpsStore): ToolDefinition {
     askUser: { environment: ASK_ENVIRONMENT },
     timeoutMs: WRITE_TIMEOUT_MS,
     roles: ["operator", "admin"],
+    summarize(result) {
+      const done = result as RestartResult;
+      return [
+        `restarted ${done.service} ${done.environment} at ${done.restartedAt} (restart ${done.restartCount}): ` +
+          `${done.statusBefore} → ${done.statusAfter}, version ${done.version}`,
+      ];
+    },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       const service = store.resolveService(args.service);

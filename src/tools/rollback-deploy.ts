@@ -8,6 +8,7 @@ import {
   WRITE_TIMEOUT_MS,
 } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
+import type { RollbackResult } from "./demo-ops/actions.js";
 
 const schema = z.object({
   service: serviceField,
@@ -36,6 +37,13 @@ export function createRollbackDeployTool(store: OpsStore): ToolDefinition {
     askUser: { environment: ASK_ENVIRONMENT },
     timeoutMs: WRITE_TIMEOUT_MS,
     roles: ["admin"],
+    summarize(result) {
+      const done = result as RollbackResult;
+      return [
+        `rolled back ${done.service} ${done.environment} from ${done.fromVersion} to ${done.toVersion} at ` +
+          `${done.rolledBackAt}: ${done.statusBefore} → ${done.statusAfter}`,
+      ];
+    },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       const service = store.resolveService(args.service);

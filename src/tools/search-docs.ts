@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { READ_TIMEOUT_MS, throwIfCancelled } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
+import { clip } from "./facts.js";
 
 const schema = z.object({
   query: z
@@ -32,6 +33,14 @@ export function createSearchDocsTool(docs: DocsSearch): ToolDefinition {
     readOnly: true,
     risk: "low",
     timeoutMs: READ_TIMEOUT_MS,
+    summarize(result) {
+      const { query, results } = result as { query: string; results: Array<Record<string, unknown>> };
+      if (results.length === 0) return [`no runbook matched "${clip(query, 60)}"`];
+      return results.slice(0, 4).map((hit) => {
+        const advice = Array.isArray(hit.advice) ? String(hit.advice[0] ?? "") : String(hit.heading ?? "");
+        return `${String(hit.id)} ${String(hit.title)}${advice ? `: ${clip(advice, 70)}` : ""}`;
+      });
+    },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       return { query: args.query, results: docs.searchDocs(args.query, args.limit) };

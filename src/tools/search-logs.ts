@@ -9,6 +9,8 @@ import {
   throwIfCancelled,
 } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
+import type { CodeCount } from "./demo-ops/logs.js";
+import { clip } from "./facts.js";
 
 const schema = z.object({
   service: serviceField,
@@ -54,6 +56,16 @@ export function createSearchLogsTool(store: OpsStore): ToolDefinition {
     risk: "low",
     askUser: { environment: ASK_ENVIRONMENT },
     timeoutMs: READ_TIMEOUT_MS,
+    summarize(result) {
+      const found = result as { service: string; environment: string; total: number; byCode: CodeCount[] };
+      const codes = found.byCode
+        .slice(0, 4)
+        .map(
+          (entry) =>
+            `${entry.code} ×${entry.count} (${entry.level}, last ${entry.lastSeen}): ${clip(entry.sample, 60)}`,
+        );
+      return [`${found.service} ${found.environment}: ${found.total} matching line(s)`, ...codes];
+    },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       const service = store.resolveService(args.service);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { OpsStore } from "./demo-ops/store.js";
 import { READ_TIMEOUT_MS, throwIfCancelled } from "./demo-ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
+import type { ResourceHit } from "./demo-ops/views.js";
 
 const schema = z.object({
   query: z
@@ -30,6 +31,11 @@ export function createSearchResourceTool(store: OpsStore): ToolDefinition {
     readOnly: true,
     risk: "low",
     timeoutMs: READ_TIMEOUT_MS,
+    summarize(result) {
+      const { query, results } = result as { query: string; results: ResourceHit[] };
+      if (results.length === 0) return [`nothing matched "${query}"`];
+      return results.slice(0, 4).map((hit) => `${hit.id} (${hit.kind}, owner ${hit.owner}): ${hit.status}`);
+    },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       return { query: args.query, results: store.searchResources(args.query, { kind: args.kind }) };

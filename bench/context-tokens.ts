@@ -1,0 +1,137 @@
+import { MemorySaver } from "@langchain/langgraph";
+import { ToolMessage } from "@langchain/core/messages";
+import { z } from "zod";
+import { wireLoop } from "../src/app/assemble.js";
+import { tokenMeter } from "../src/graph/request-tokens.js";
+import { contextBudgetFor } from "../src/models/context-budget.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
+import { collectEvents } from "../src/service/create-runtime.js";
+import { openSqlite } from "../src/storage/open-sqlite.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import { defineTool } from "../src/tools/types.js";
+import { mean, round } from "./stats.js";
+
+/** How the request-size benchmark runs. */
+export interface ContextTokensOptions {
+  /** Turns of the thread, each one tool step with a 20 KB result, then an answer. */
+  steps: number;
+  /** The model whose family sets the encoding and margin. */
+  model: string;
+  /** The window of the bounded run. */
+  windowTokens: number;
+}
+
+/** Request tokens of one run of the thread. */
+export interface ContextTokensRun {
+  /** `bounded` (the window applies) or `unbounded` (the whole history every time). */
+  label: string;
+  /** Prompt tokens (o200k, no margin) of the request that reads each step's result, in step order. */
+  tokens: number[];
+  /** Loop time per step, measuring excluded. */
+  msPerStep: number;
+}
+
+/** Both runs and how they compare. */
+export interface ContextTokensResult {
+  options: ContextTokensOptions;
+  bounded: ContextTokensRun;
+  unbounded: ContextTokensRun;
+  /** Mean request tokens per step, unbounded over bounded. */
+  meanRatio: number;
+  /** Request tokens at the last step, unbounded over bounded. */
+  lastRatio: number;
+  /** Bounded: mean of the last 10 steps over the mean of the 10 before them (1.00 is flat). */
+  boundedGrowth: number;
+}
+
+/** About 20 KB of log lines, English and Chinese on alternate steps, with a deploy id of its own. */
+function logPayload(step: number) {
+  const lines: string[] = [];
+  for (let i = 0; JSON.stringify(lines).length < 20_000; i += 1)
+    lines.push(
+      step % 2 === 0
+        ? `08:${String(i % 60).padStart(2, "0")} 错误 支付服务 请求 ${i} 失败：数据库连接池耗尽，等待 ${(i * 37) % 900} 毫秒`
+        : `08:${String(i % 60).padStart(2, "0")} ERROR payment-service request ${i} failed after ${(i * 37) % 900} ms`,
+    );
+  return { step, deploy: `DEP-${1000 + step}`, lines };
+}
+
+const searchLogs = defineTool({
+  name: "search_logs",
+  description: "Read the log lines of one step of the drill.",
+  schema: z.object({ step: z.number().int().describe("Which step") }),
+  readOnly: true,
+  risk: "low",
+  timeoutMs: 5_000,
+  run: async ({ step }) => logPayload(step),
+  summarize: (result) => [`deploy ${(result as ReturnType<typeof logPayload>).deploy}`],
+});
+
+/** Calls the tool for each question and answers once its result is in. */
+const followTheUser: ScriptStep = ({ messages }) => {
+  const last = messages.at(-1)!;
+  if (ToolMessage.isInstance(last)) return answerMessage("Checked.");
+  return callsMessage([{ name: "search_logs", args: { step: Number(/(\d+)/.exec(String(last.content))?.[1] ?? 0) } }]);
+};
+
+async function runThread(options: ContextTokensOptions, bounded: boolean): Promise<ContextTokensRun> {
+  const registry = new ToolRegistry([searchLogs]);
+  const measure = tokenMeter({ encoding: "o200k_base", margin: 1 });
+  const toolTokens = measure.tools(registry.specs());
+  const tokens: number[] = [];
+  let measuringMs = 0;
+  const model = new ScriptedChatModel({
+    script: Array.from({ length: options.steps * 2 }, () => followTheUser),
+    assertCall: (call) => {
+      const started = performance.now();
+      if (ToolMessage.isInstance(call.messages.at(-1)))
+        tokens.push(3 + toolTokens + call.messages.reduce((sum, message) => sum + measure.message(message), 0));
+      measuringMs += performance.now() - started;
+    },
+  });
+  const backend = openSqlite(":memory:");
+  const contextTokens = bounded ? options.windowTokens : 100_000_000;
+  const { runtime } = wireLoop({
+    model,
+    registry,
+    storage: backend.storage,
+    checkpointer: new MemorySaver(),
+    contextBudget: contextBudgetFor({ model: options.model, contextTokens }),
+  });
+  const user = { id: "bench", role: "operator" };
+  try {
+    const threadId = await runtime.createThread(user);
+    const started = performance.now();
+    for (let step = 1; step <= options.steps; step += 1) {
+      const message =
+        step % 2 === 0 ? `第 ${step} 步：支付服务的日志里有什么？` : `Step ${step}: what do the payment logs say?`;
+      await collectEvents(await runtime.startRun({ threadId, message, user }));
+    }
+    const msPerStep = (performance.now() - started - measuringMs) / options.steps;
+    if (tokens.length !== options.steps) throw new Error(`expected ${options.steps} steps, saw ${tokens.length}`);
+    return { label: bounded ? "bounded" : "unbounded", tokens, msPerStep: round(msPerStep) };
+  } finally {
+    await runtime.close();
+    backend.close();
+  }
+}
+
+/** Request tokens per step over a long thread, with the context budget and without it. */
+export async function runContextTokens(
+  options: ContextTokensOptions,
+  progress: (line: string) => void,
+): Promise<ContextTokensResult> {
+  progress(`request tokens: ${options.steps}-step thread, ${options.model}, window ${options.windowTokens}`);
+  const unbounded = await runThread(options, false);
+  const bounded = await runThread(options, true);
+  const last10 = mean(bounded.tokens.slice(-10));
+  const before = mean(bounded.tokens.slice(-20, -10));
+  return {
+    options,
+    bounded,
+    unbounded,
+    meanRatio: round(mean(unbounded.tokens) / mean(bounded.tokens)),
+    lastRatio: round(unbounded.tokens.at(-1)! / bounded.tokens.at(-1)!),
+    boundedGrowth: round(last10 / before),
+  };
+}

@@ -1,0 +1,204 @@
+import { SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { inputLimitOf, type ContextBudget } from "../models/context-budget.js";
+import { utf8Bytes } from "../models/token-count.js";
+import { compactMemory, renderMemory, SHOW_ALL } from "./memory-block.js";
+import type { WorkingMemory } from "./memory.js";
+import { cutMessage } from "./request-cut.js";
+import { PER_REQUEST, type TokenMeter } from "./request-tokens.js";
+import { condensedTurn, splitTurns, turnMessages, turnTexts, type Turn, type Unit } from "./turns.js";
+
+/** What one model request is built from. */
+export interface RequestParts {
+  /** The system prompt of this step. */
+  systemPrompt: string;
+  /** The tool specs offered this step: they count against the window too. */
+  tools: readonly unknown[];
+  /** The thread's whole history, paired; it stays whole in the state. */
+  history: readonly BaseMessage[];
+  /** The thread's working memory. */
+  memory: WorkingMemory;
+}
+
+/** How a request is bounded. */
+export interface WindowOptions {
+  /** The model's window, reply reserve, margin and encoding. */
+  budget: ContextBudget;
+  /** Counts tokens with the budget's encoding and margin. */
+  meter: TokenMeter;
+  /** After the provider refused a request as too long: a tighter limit and a smaller share for memory. */
+  hard?: boolean;
+  /** Tokens of the request the provider refused: a harder request stays well under it, whatever the budget says. */
+  refusedTokens?: number;
+}
+
+/** A request that fits the window (design §2.10). */
+export interface ModelRequest {
+  /** The system message (prompt and memory block), then whole turns and units of the history, in order. */
+  messages: BaseMessage[];
+  /** Prompt tokens as counted (margin included); without tokenizing, a bound from byte lengths. */
+  tokens: number;
+  /** The prompt limit it was built for. */
+  limit: number;
+  /** Messages of the history the request leaves out (memory stands in for them). */
+  omitted: number;
+  /** Whether it fits: false only when the prompt, tools and the latest step cannot fit at all. */
+  fits: boolean;
+  /** Memory after merging, when it had to merge; the caller writes it back. */
+  memory?: WorkingMemory;
+}
+
+/** Share of the room left by prompt and tools that working memory may take, normally and after a refusal. */
+const MEMORY_SHARE = 0.3;
+const HARD_MEMORY_SHARE = 0.15;
+/** After a refusal the limit shrinks to this fraction (of the budget's, or of the refused request's when smaller). */
+const HARD_LIMIT = 0.6;
+/** Merging stops below this fraction of memory's share, so it does not run again at the next step. */
+const MERGE_TARGET = 0.75;
+/** The least a cut result keeps. */
+const MIN_RESULT_TOKENS = 120;
+
+/**
+ * Builds the messages of one model request: the system prompt with the working memory of
+ * what is left out, whole earlier turns as far as they fit (newest first; then only their
+ * questions and answers), and the current run's latest units. Pure: the caller persists the
+ * returned memory and keeps the history whole.
+ */
+export function buildRequest(parts: RequestParts, options: WindowOptions): ModelRequest {
+  const { meter } = options;
+  const ceiling = Math.min(inputLimitOf(options.budget), options.refusedTokens ?? Number.POSITIVE_INFINITY);
+  const limit = Math.floor(ceiling * (options.hard ? HARD_LIMIT : 1));
+  // Most requests are small: when the byte lengths alone fit, nothing is tokenized.
+  if (!options.hard) {
+    const fixedBound = PER_REQUEST + 4 + utf8Bytes(parts.systemPrompt) + toolsBound(parts.tools);
+    const bound = fixedBound + historyBound(parts.history, limit - fixedBound, meter);
+    if (bound <= limit)
+      return {
+        messages: [new SystemMessage(parts.systemPrompt), ...parts.history],
+        tokens: bound,
+        limit,
+        omitted: 0,
+        fits: true,
+      };
+  }
+  const fixed = PER_REQUEST + 4 + meter.text(parts.systemPrompt) + meter.tools(parts.tools);
+  const turns = splitTurns(parts.history);
+  const texts = turnTexts(turns);
+  const share = Math.floor(Math.max(0, limit - fixed) * (options.hard ? HARD_MEMORY_SHARE : MEMORY_SHARE));
+  let memory = parts.memory;
+  let merged = false;
+  if (meter.text(renderMemory(memory, texts, SHOW_ALL)) > share) {
+    memory = compactMemory(memory, { maxTokens: Math.floor(share * MERGE_TARGET), count: meter.text, texts });
+    merged = true;
+  }
+  // Room for messages once memory is set aside: all of it but the latest step, which the request always carries.
+  const latestCalls = new Set(turns.at(-1)?.units.at(-1)?.callIds ?? []);
+  const reserved = renderMemory(memory, texts, { ...SHOW_ALL, callIds: latestCalls });
+  const room = limit - fixed - meter.text(reserved) - 2;
+  const chosen = chooseMessages(turns, room, meter);
+  const kept = new Set(chosen.messages);
+  const callIds = new Set(
+    chosen.messages.flatMap((message) => (ToolMessage.isInstance(message) ? [message.tool_call_id] : [])),
+  );
+  const block = renderMemory(memory, texts, { callIds, wholeFrom: chosen.wholeFrom });
+  const system = new SystemMessage(block ? `${parts.systemPrompt}\n\n${block}` : parts.systemPrompt);
+  const messages = [system, ...chosen.messages];
+  const tokens =
+    PER_REQUEST + meter.tools(parts.tools) + messages.reduce((sum, message) => sum + meter.message(message), 0);
+  return {
+    messages,
+    tokens,
+    limit,
+    omitted: parts.history.filter((message) => !kept.has(message)).length,
+    fits: tokens <= limit,
+    ...(merged ? { memory } : {}),
+  };
+}
+
+/** The history messages a request carries within `room` tokens, and the first turn of the run of whole turns. */
+function chooseMessages(turns: readonly Turn[], room: number, meter: TokenMeter) {
+  const current = turns.at(-1);
+  if (!current) return { messages: [] as BaseMessage[], wholeFrom: 0 };
+  const tokensOf = (messages: readonly BaseMessage[]) => messages.reduce((sum, m) => sum + meter.message(m), 0);
+  const latest = latestMessages(current, room, meter);
+  let used = tokensOf(latest);
+  let wholeFrom = latest.length === turnMessages(current).length ? current.turn : current.turn + 1;
+  let condensing = wholeFrom !== current.turn;
+  const earlier: BaseMessage[][] = [];
+  for (let index = turns.length - 2; index >= 0; index -= 1) {
+    const turn = turns[index]!;
+    const whole = turnMessages(turn);
+    const wholeTokens = condensing ? Number.POSITIVE_INFINITY : tokensOf(whole);
+    if (used + wholeTokens <= room) {
+      earlier.unshift(whole);
+      used += wholeTokens;
+      wholeFrom = turn.turn;
+      continue;
+    }
+    condensing = true;
+    const condensed = condensedTurn(turn);
+    const condensedTokens = tokensOf(condensed);
+    if (used + condensedTokens > room) break;
+    earlier.unshift(condensed);
+    used += condensedTokens;
+  }
+  return { messages: [...earlier.flat(), ...latest], wholeFrom };
+}
+
+/**
+ * The current turn's messages within `room`: its user message and its newest units, as
+ * many as fit; the latest unit always, its results cut when even it does not fit.
+ */
+function latestMessages(turn: Turn, room: number, meter: TokenMeter): BaseMessage[] {
+  const head = turn.head ? [turn.head] : [];
+  const units: Unit[] = [];
+  let used = head.reduce((sum, m) => sum + meter.message(m), 0);
+  for (let index = turn.units.length - 1; index >= 0; index -= 1) {
+    const unit = turn.units[index]!;
+    const tokens = unit.messages.reduce((sum, m) => sum + meter.message(m), 0);
+    if (units.length > 0 && used + tokens > room) break;
+    units.unshift(unit);
+    used += tokens;
+  }
+  const messages = [...head, ...units.flatMap((unit) => unit.messages)];
+  return used <= room ? messages : squeeze(messages, room, meter);
+}
+
+/** The messages with their results (then the user message) cut so that together they fit `room`. */
+function squeeze(messages: readonly BaseMessage[], room: number, meter: TokenMeter): BaseMessage[] {
+  const results = messages.filter((m) => ToolMessage.isInstance(m));
+  const others = messages.filter((m) => !ToolMessage.isInstance(m)).reduce((sum, m) => sum + meter.message(m), 0);
+  const perResult = Math.max(MIN_RESULT_TOKENS, Math.floor((room - others) / Math.max(1, results.length)) - 8);
+  let cut = messages.map((m) =>
+    ToolMessage.isInstance(m) && meter.message(m) > perResult ? cutMessage(m, perResult, meter) : m,
+  );
+  const used = cut.reduce((sum, m) => sum + meter.message(m), 0);
+  const head = cut[0];
+  if (used > room && head && head.getType() === "human") {
+    const headRoom = Math.max(MIN_RESULT_TOKENS, meter.message(head) - (used - room));
+    cut = [cutMessage(head, headRoom, meter), ...cut.slice(1)];
+  }
+  return cut;
+}
+
+const specBytes = new WeakMap<object, number>();
+
+/** The tool specs' bound; the registry hands over the same spec objects step after step. */
+function toolsBound(tools: readonly unknown[]): number {
+  return tools.reduce<number>((sum, tool) => {
+    const key = typeof tool === "object" && tool !== null ? tool : undefined;
+    let bytes = key ? specBytes.get(key) : undefined;
+    if (bytes === undefined) {
+      bytes = 8 + utf8Bytes(JSON.stringify(tool) ?? "");
+      if (key) specBytes.set(key, bytes);
+    }
+    return sum + bytes;
+  }, 0);
+}
+
+/** The history's bound, counted only until it passes `room`: a long thread is not measured to its end. */
+function historyBound(history: readonly BaseMessage[], room: number, meter: TokenMeter): number {
+  let total = 0;
+  for (let index = history.length - 1; index >= 0 && total <= room; index -= 1)
+    total += meter.messageBound(history[index]!);
+  return total;
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { Tiktoken } from "js-tiktoken/lite";
+import cl100k from "js-tiktoken/ranks/cl100k_base";
+import { contextBudgetFor, inputLimitOf } from "../../../src/models/context-budget.js";
+import { tokenCounter } from "../../../src/models/token-count.js";
+import { loadEnv } from "../../../src/config/env.js";
+import { ConfigError } from "../../../src/contracts/errors.js";
+
+describe("the context budget of a model", () => {
+  it.each([
+    ["openai:gpt-4o-mini", 128_000, "o200k_base", "gpt-4o"],
+    ["openai:gpt-4.1", 128_000, "o200k_base", "gpt-4.1"],
+    ["openai:gpt-3.5-turbo", 16_385, "cl100k_base", "gpt-3.5"],
+    ["openai:qwen-plus", 32_768, "cl100k_base", "qwen"],
+    ["openai:qwen2.5:7b", 32_768, "cl100k_base", "qwen"],
+    ["anthropic:claude-sonnet-4-5", 200_000, "cl100k_base", "claude"],
+    ["openai:llama3.1:8b", 8_192, "cl100k_base", "unknown"],
+    ["openai:deepseek-chat", 8_192, "cl100k_base", "unknown"],
+    ["demo", 32_000, "cl100k_base", "demo"],
+  ])("%s: a %i-token window counted with %s", (model, windowTokens, encoding, family) => {
+    expect(contextBudgetFor({ model })).toMatchObject({ windowTokens, encoding, family });
+  });
+
+  it("reserves 4096 tokens for the reply in a large window and an eighth of a small one", () => {
+    expect(inputLimitOf(contextBudgetFor({ model: "openai:gpt-4o" }))).toBe(128_000 - 4_096);
+    expect(inputLimitOf(contextBudgetFor({ model: "openai:llama3" }))).toBe(8_192 - 1_024);
+  });
+
+  it("takes OPSPILOT_CONTEXT_TOKENS over the family's window, and counts unknown models with the widest margin", () => {
+    const env = loadEnv({ OPSPILOT_MODEL: "openai:llama3.1", OPSPILOT_CONTEXT_TOKENS: "65536" });
+    const budget = contextBudgetFor({ model: env.OPSPILOT_MODEL, contextTokens: env.OPSPILOT_CONTEXT_TOKENS });
+    expect(budget).toEqual({
+      windowTokens: 65_536,
+      reserveOutputTokens: 4_096,
+      margin: 1.25,
+      encoding: "cl100k_base",
+      family: "unknown",
+    });
+    expect(() => loadEnv({ OPSPILOT_CONTEXT_TOKENS: "1000" })).toThrow(ConfigError);
+    expect(() => loadEnv({ OPSPILOT_CONTEXT_TOKENS: "lots" })).toThrow(/OPSPILOT_CONTEXT_TOKENS/);
+  });
+});
+
+describe("the offline token counter", () => {
+  const reference = new Tiktoken(cl100k);
+  const counter = tokenCounter("cl100k_base");
+
+  it("counts what js-tiktoken counts, in English, Chinese, JSON and special-token text", () => {
+    for (const text of [
+      "Check the payment service's recent errors and compare them with the runbooks.",
+      "看看支付服务最近报错，顺便对照一下文档里的处理建议。",
+      JSON.stringify({ ok: true, data: { code: "PAY-5031", lines: ['a "quoted" line\n', "第二行"] } }),
+      "a text that mentions <|endoftext|> as plain text",
+    ])
+      expect(counter.count(text)).toBe(reference.encode(text, [], []).length);
+  });
+
+  it("counts a long unbroken run in slices: quickly, and as js-tiktoken counts the whole", () => {
+    const run = (length: number) =>
+      Array.from({ length }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join("");
+    // js-tiktoken alone needs about half a second for 600 such characters, and half a minute for 4,000.
+    expect(counter.count(run(600))).toBe(reference.encode(run(600), [], []).length);
+    const started = performance.now();
+    const tokens = counter.count(run(4_000));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(tokens).toBeLessThanOrEqual(Buffer.byteLength(run(4_000)));
+    expect(tokens).toBeGreaterThan(4_000);
+  });
+});
