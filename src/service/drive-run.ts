@@ -10,6 +10,9 @@ import { pendingInterrupt } from "../graph/pause.js";
 import { eventsForMessage } from "./message-views.js";
 import type { ArgsView } from "./args-view.js";
 import { stopWithAnswer } from "../graph/stop-message.js";
+import { unansweredCalls } from "../graph/pairing.js";
+import { journaledResults } from "../execution/write-journal.js";
+import { recordClosedCalls } from "../graph/closed-calls.js";
 import { runEnd } from "../graph/run-info.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
@@ -44,7 +47,19 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   const { graph, storage, threadId, runId, channel, seen } = options;
   const started = Date.now();
   const emit = async (body: RunEventBody) => channel.push(await storage.appendEvent(threadId, runId, body));
-  await emit({ type: "run_started" });
+  // A resume continues the same logical run: metrics must not count it as another one.
+  const resuming = options.input instanceof Command;
+  // A new message is announced only once the checkpoint holds it: a process killed before that
+  // leaves no trace of the run, never a run_started whose message was lost.
+  const newMessageId = newMessageIdOf(options.input);
+  let announced = false;
+  const announce = async () => {
+    if (announced) return;
+    announced = true;
+    if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId);
+    await emit({ type: "run_started", resumed: resuming });
+  };
+  if (!newMessageId) await announce();
   let stopReason: StopReason;
   let steps = 0;
   let resumed = false;
@@ -59,6 +74,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     for await (const chunk of stream) {
       const values = chunk as Partial<AgentStateType>;
       let emitted = false;
+      await announce();
       for (const message of values.messages ?? []) {
         if (!message.id || seen.has(message.id)) continue;
         seen.add(message.id);
@@ -73,6 +89,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     }
     const snapshot = await graph.getState(options.config);
     const state = snapshot.values as AgentStateType;
+    await announce();
     steps = state.run?.steps ?? 0;
     resumed = state.run?.resumed ?? false;
     const pause = pendingInterrupt(snapshot);
@@ -89,6 +106,11 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   }
   const durationMs = Date.now() - started;
   if (stopReason === "interrupted" || stopReason === "error") {
+    if (!announced) {
+      // This process is alive: the run is announced so its error answer has a run to belong to.
+      announced = true;
+      await emit({ type: "run_started", resumed: resuming });
+    }
     await storage.recordRunEnd(runEnd({ runId, steps, startedAt: started, resumed }, stopReason, started + durationMs));
   }
   await options.beforeFinish();
@@ -107,11 +129,53 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
   const messages = state?.messages ?? [];
   const language = state?.run?.language ?? "en";
   const stop = { reason: "error" as const, detail: language === "zh" ? "运行失败。" : "the run failed." };
-  const repairs = stopWithAnswer({ messages, stop, language, maxChars: DEFAULT_OBSERVATION_MAX_CHARS });
+  const journaled = await journaledResults({
+    journal: options.storage,
+    threadId: options.threadId,
+    calls: unansweredCalls(messages),
+    maxChars: DEFAULT_OBSERVATION_MAX_CHARS,
+  });
+  const closing = stopWithAnswer({
+    messages: [...messages, ...journaled],
+    stop,
+    language,
+    maxChars: DEFAULT_OBSERVATION_MAX_CHARS,
+  });
+  const repairs = [...journaled, ...closing];
   if (snapshot) {
     await options.graph
       .updateState(options.config, { messages: repairs, batch: null, stop }, "finish_run")
       .catch((updateError: unknown) => options.logger.error("could not record the error answer", updateError));
   }
   return repairs;
+}
+    await recordClosedCalls(options.storage, {
+      runId: state?.run?.runId ?? options.runId,
+      threadId: options.threadId,
+      history: messages,
+      closing: repairs,
+      batch: state?.batch ?? null,
+    }).catch((recordError: unknown) => options.logger.error("could not record the closed calls", recordError));
+
+/** The id of the user's message a run starts from, when its input is a new message. */
+function newMessageIdOf(input: DriveOptions["input"]): string | undefined {
+  if (input === null || input instanceof Command) return undefined;
+  return input.messages.at(-1)?.id;
+}
+
+/** How long a run waits for its input checkpoint before it announces itself anyway. */
+const INPUT_CHECKPOINT_WAIT_MS = 5_000;
+
+/**
+ * Waits until the thread's checkpoint holds the message. LangGraph writes the input
+ * checkpoint without waiting for it; until it is written, a crash would lose the message.
+ */
+async function untilCheckpointed(graph: OpsPilotGraph, config: RunnableConfig, messageId: string): Promise<void> {
+  const deadline = Date.now() + INPUT_CHECKPOINT_WAIT_MS;
+  for (;;) {
+    const snapshot = await graph.getState(config);
+    const messages = (snapshot.values as Partial<AgentStateType>).messages ?? [];
+    if (messages.some((message) => message.id === messageId) || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
