@@ -7,6 +7,7 @@ import type { ConfigFile } from "../config/schema.js";
 import { compileGraph, type OpsPilotGraph } from "../graph/graph.js";
 import type { RunOptionsInput } from "../graph/config.js";
 import { createChatModel } from "../models/provider.js";
+import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { CancellationRegistry } from "../service/cancellation.js";
 import type { Runtime } from "../service/runtime.js";
 import { createRuntime } from "../service/create-runtime.js";
@@ -16,13 +17,16 @@ import { consoleLogger, type Logger } from "../service/logger.js";
 import { openPostgres } from "../storage/open-postgres.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { OpsStore, type RunbookSource } from "../tools/index.js";
+import { createThreadTools, OpsStore, type RunbookSource } from "../tools/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
 import { builtInTools, openRunbooks, startRunbooks } from "./runbooks.js";
 import { healthReport, type HealthReport } from "./health.js";
 import { buildToolRegistry, connectToolSources, startToolSources } from "./tool-catalog.js";
+import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
+import type { LimitPolicy } from "../graph/limits.js";
+import type { DailyQuotas } from "../service/quotas.js";
 
 /** How to assemble opspilot; everything defaults to the environment. */
 export interface AppOptions {
@@ -97,6 +101,10 @@ export interface LoopParts {
   checkpointer: BaseCheckpointSaver;
   /** Default run options. */
   defaults?: RunOptionsInput;
+  /** Ceilings of a run's own limits and the profiles it may pick (none by default). */
+  limits?: LimitPolicy;
+  /** What each user may spend per UTC day (unlimited by default). */
+  quotas?: DailyQuotas;
   /** Sees every event of every run (metrics). */
   onEvent?: (event: RunEvent) => void;
   /** Receives unexpected run failures (stderr by default). */
@@ -105,6 +113,8 @@ export interface LoopParts {
   shutdownGraceMs?: number;
   /** The roles each user id holds now (the server's token table); resumes check the thread owner's against it. */
   currentRoles?: CurrentRoles;
+  /** The model's context window (the demo model's when omitted): every request is built to fit it. */
+  contextBudget?: ContextBudget;
 }
 
 /**
@@ -114,7 +124,13 @@ export interface LoopParts {
 export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Runtime } {
   const cancellations = new CancellationRegistry();
   const graph = compileGraph(
-    { model: parts.model, registry: parts.registry, storage: parts.storage, cancellations },
+    {
+      model: parts.model,
+      registry: parts.registry,
+      storage: parts.storage,
+      cancellations,
+      contextBudget: parts.contextBudget,
+    },
     parts.checkpointer,
   );
   const runtime = createRuntime({
@@ -123,6 +139,8 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
     storage: parts.storage,
     cancellations,
     defaults: parts.defaults,
+    limits: parts.limits,
+    quotas: parts.quotas,
     onEvent: parts.onEvent,
     logger: parts.logger,
     shutdownGraceMs: parts.shutdownGraceMs,
@@ -131,23 +149,46 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
   return { graph, runtime };
 }
 
+/** The graph a LangGraph server hosts, and the run limits its runs are held to. */
+export interface HostedGraph {
+  /** Compiled without a checkpointer. */
+  graph: OpsPilotGraph;
+  /** The environment's defaults and ceilings and the config file's profiles. */
+  limits: ServerRunLimits;
+}
+
 /**
  * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
  * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
  * `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no checkpointer, because
  * the server supplies its own. Runs end on their own: the server cancels them.
  */
-export function hostedGraph(env: Env = loadEnv()): OpsPilotGraph {
+export function hostedGraph(env: Env = loadEnv()): HostedGraph {
   const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
+  const limits = serverRunLimits(env, config);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const backend = openSqlite(env.OPSPILOT_DB);
   const registry = buildToolRegistry({
     config,
-    builtIn: builtInTools({ config, ops: new OpsStore(backend.db), runbooks: startRunbooks(config, logger) }),
+    builtIn: [
+      ...builtInTools({ config, ops: new OpsStore(backend.db), runbooks: startRunbooks(config, logger) }),
+      ...createThreadTools(backend.storage),
+    ],
     sources: startToolSources(config, logger),
     logger,
   });
-  return compileGraph({ model: createChatModel(env), registry, storage: backend.storage });
+  const graph = compileGraph({
+    model: createChatModel(env),
+    registry,
+    storage: backend.storage,
+    contextBudget: contextBudgetOf(env),
+  });
+  return { graph, limits };
+}
+
+/** The context budget of the configured model, `OPSPILOT_CONTEXT_TOKENS` over its family's window. */
+function contextBudgetOf(env: Env): ContextBudget {
+  return contextBudgetFor({ model: env.OPSPILOT_MODEL, contextTokens: env.OPSPILOT_CONTEXT_TOKENS });
 }
 
 /** The config file an app runs with: the one given, else the one `OPSPILOT_CONFIG` names. */
@@ -164,11 +205,25 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const runbooks = options.runbooks ?? startRunbooks(config, logger);
   const registry = buildToolRegistry({
     config,
-    builtIn: builtInTools({ config, ops, runbooks, demoTools: options.tools }),
+    builtIn: [
+      ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
+      ...createThreadTools(backend.storage),
+    ],
     sources,
     logger,
   });
-  const { graph, runtime } = wireLoop({ ...options, model, registry, ...backend });
+  // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
+  const limits = serverRunLimits(env, config);
+  const { graph, runtime } = wireLoop({
+    ...options,
+    model,
+    registry,
+    ...backend,
+    defaults: { ...limits.defaults, ...options.defaults },
+    limits: limits.policy,
+    quotas: dailyQuotas(env),
+    contextBudget: contextBudgetOf(env),
+  });
   return {
     env,
     runtime,
@@ -198,8 +253,9 @@ async function closeSources(sources: readonly ToolSource[]): Promise<void> {
  */
 export function createApp(options: AppOptions = {}): App {
   const env = options.env ?? loadEnv();
-  // Read before anything opens, so a bad file leaves nothing to close.
+  // Read and checked before anything opens, so a bad file or profile leaves nothing to close.
   const config = configOf(options, env);
+  serverRunLimits(env, config);
   const model = options.model ?? createChatModel(env);
   const sqlite = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
   return assemble({ ...options, config }, env, model, {
@@ -218,6 +274,7 @@ export function createApp(options: AppOptions = {}): App {
 export async function openApp(options: AppOptions = {}): Promise<App> {
   const env = options.env ?? loadEnv();
   const config = configOf(options, env);
+  serverRunLimits(env, config);
   const logger = options.logger ?? consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const toolSources = options.toolSources ?? (await connectToolSources(config, logger));
   const runbooks = options.runbooks ?? (await openRunbooks(config, logger));

@@ -1,7 +1,8 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions, recursionLimitFor } from "../graph/config.js";
 import type { OpsPilotGraph } from "../graph/graph.js";
-import { hostedGraph } from "./assemble.js";
+import { checkCeilings, limitsOf } from "../graph/limits.js";
+import { hostedGraph, type HostedGraph } from "./assemble.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
 export interface ServerGraphRuntime {
@@ -9,29 +10,40 @@ export interface ServerGraphRuntime {
   executionRuntime?: { context?: unknown } | null;
 }
 
-let shared: OpsPilotGraph | undefined;
+let shared: HostedGraph | undefined;
 
 /**
  * The graph compiled once per server process, without a checkpointer (the LangGraph server
  * supplies its own); the journal, records and demo dataset live in `OPSPILOT_DB`.
  */
-function sharedGraph(): OpsPilotGraph {
+function sharedGraph(): HostedGraph {
   shared ??= hostedGraph();
   return shared;
 }
 
 /**
- * The opspilot graph for `langgraph.json`, called by the server per request: the same builder
- * as everywhere, with LangGraph's recursion limit bound from the run's `maxSteps` (context over
- * configurable) so the step guard always stops first. Invalid options bind nothing here; the
- * run itself rejects them with the validation message.
+ * A graph factory over `hosted`: each run gets the environment's limits and prices as defaults
+ * (its context and configurable win) and LangGraph's recursion limit from its `maxSteps`, so the
+ * step guard always stops first. A limit above the environment's ceiling fails the run with
+ * `limit_above_ceiling` before it starts. Other invalid options bind nothing here; the run itself
+ * rejects them with the validation message.
  */
-export function graph(config: LangGraphRunnableConfig = {}, runtime: ServerGraphRuntime = {}): OpsPilotGraph {
-  let recursionLimit: number;
-  try {
-    recursionLimit = recursionLimitFor(readRunOptions({ ...config, context: runtime.executionRuntime?.context }));
-  } catch {
-    return sharedGraph();
-  }
-  return sharedGraph().withConfig({ recursionLimit });
+export function studioGraphFactory(hosted: () => HostedGraph) {
+  return (config: LangGraphRunnableConfig = {}, runtime: ServerGraphRuntime = {}): OpsPilotGraph => {
+    const { graph: base, limits } = hosted();
+    const context = (runtime.executionRuntime?.context ?? {}) as Record<string, unknown>;
+    const configurable = (config.configurable ?? {}) as Record<string, unknown>;
+    checkCeilings(limitsOf({ ...configurable, ...context }), limits.policy);
+    let recursionLimit: number;
+    try {
+      const options = readRunOptions({ configurable: { ...limits.defaults, ...configurable }, context });
+      recursionLimit = recursionLimitFor(options);
+    } catch {
+      return base.withConfig({ configurable: { ...limits.defaults } });
+    }
+    return base.withConfig({ recursionLimit, configurable: { ...limits.defaults } });
+  };
 }
+
+/** The opspilot graph for `langgraph.json`, called by the server per request. */
+export const graph = studioGraphFactory(sharedGraph);

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 import { CliUsageError } from "./cli-error.js";
+import type { RunLimitsRequest } from "../contracts/limits.js";
+import { LIMIT_FLAG_OPTIONS, parseLimitFlags } from "./limit-flags.js";
 
 /** The flags that answer a pause from the command line. */
 export interface DecisionFlags {
@@ -31,8 +33,8 @@ export interface CliArgs {
   noInput: boolean;
   /** Who asks. */
   user: RunUser;
-  /** Per-run limit of model turns with tool calls. */
-  maxSteps?: number;
+  /** This run's profile and limits (`--profile`, `--max-steps`, `--max-time`, `--token-budget`, `--cost-budget`). */
+  limits: RunLimitsRequest;
 }
 
 const OPTIONS = {
@@ -46,7 +48,7 @@ const OPTIONS = {
   "no-input": { type: "boolean" },
   role: { type: "string" },
   user: { type: "string" },
-  "max-steps": { type: "string" },
+  ...LIMIT_FLAG_OPTIONS,
   tools: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -90,7 +92,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     json: values.json ?? false,
     noInput: values["no-input"] ?? false,
     user: { id: userId(values.user), role: role(values.role) },
-    maxSteps: maxSteps(values["max-steps"]),
+    limits: parseLimitFlags(values),
   };
 }
 
@@ -122,6 +124,7 @@ function defaults(): Omit<CliArgs, "command"> {
     json: false,
     noInput: false,
     user: { id: "local", role: "operator" },
+    limits: {},
   };
 }
 
@@ -142,12 +145,4 @@ function role(value: string | undefined): string {
   if (!(KNOWN_ROLES as readonly string[]).includes(value))
     throw new CliUsageError(`--role must be one of ${KNOWN_ROLES.join(", ")} (got "${value}").`);
   return value;
-}
-
-function maxSteps(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const steps = Number(value);
-  if (!/^\d+$/.test(value.trim()) || steps < 1 || steps > 100)
-    throw new CliUsageError(`--max-steps must be an integer from 1 to 100 (got "${value}").`);
-  return steps;
 }

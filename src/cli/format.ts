@@ -21,3 +21,16 @@ export function shellQuote(word: string): string {
 export function indent(text: string, prefix: string): string[] {
   return text.split("\n").map((line) => (line.length > 0 ? prefix + line : line));
 }
+
+/** What a run spent, for its closing line: "1,234 tokens · $0.0031"; the cost only when prices made it more than 0. */
+export function formatSpend(tokens: number | undefined, costUsd: number | undefined): string | undefined {
+  if (tokens === undefined) return undefined;
+  const parts = [`${tokens.toLocaleString("en-US")} token${tokens === 1 ? "" : "s"}`];
+  if (costUsd !== undefined && costUsd > 0) parts.push(formatUsd(costUsd));
+  return parts.join(" · ");
+}
+
+/** Dollars with enough digits that a cheap run does not read as $0.00. */
+export function formatUsd(costUsd: number): string {
+  return `$${costUsd >= 1 ? costUsd.toFixed(2) : costUsd.toFixed(4)}`;
+}

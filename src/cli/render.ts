@@ -1,7 +1,7 @@
 import type { MessageView } from "../service/runtime.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
-import { compactJson, formatDuration, indent } from "./format.js";
+import { compactJson, formatDuration, formatSpend, indent } from "./format.js";
 import { describePause } from "./pause.js";
 import type { Style } from "./style.js";
 
@@ -97,8 +97,9 @@ export class EventRenderer {
         return describePause(event, { style, tagOf: this.tagOf });
       case "run_finished": {
         const color = style[STOP_COLORS[event.stopReason]];
+        const spend = formatSpend(event.tokens, event.costUsd);
         const meta = style.dim(
-          ` · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatDuration(event.durationMs)}`,
+          ` · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatDuration(event.durationMs)}${spend ? ` · ${spend}` : ""}`,
         );
         return [`${color(style.bold(`■ stop: ${event.stopReason}`))}${meta}`, `  thread: ${event.threadId}`];
       }

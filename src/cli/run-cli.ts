@@ -95,7 +95,7 @@ function contextFor(
   return {
     runtime: app.runtime,
     user: args.user,
-    runOptions: args.maxSteps !== undefined ? { maxSteps: args.maxSteps } : undefined,
+    runOptions: Object.keys(args.limits).length > 0 ? args.limits : undefined,
     out: (line) => void io.stdout.write(line + "\n"),
     err: (line) => void io.stderr.write(line + "\n"),
     json: args.json,

@@ -1,4 +1,4 @@
-import type { RunOptionsInput } from "../graph/config.js";
+import type { RunOptionsRequest } from "../graph/limits.js";
 import { ResumeRejectedError } from "../contracts/errors.js";
 import type { Runtime } from "../service/runtime.js";
 import type { RunEvent } from "../contracts/events.js";
@@ -17,7 +17,7 @@ export interface CliContext {
   runtime: Runtime;
   user: RunUser;
   /** Per-run options from the flags. */
-  runOptions?: RunOptionsInput;
+  runOptions?: RunOptionsRequest;
   /** Writes one line to stdout. */
   out(line: string): void;
   /** Writes one line to stderr. */

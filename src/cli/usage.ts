@@ -24,7 +24,12 @@ Options:
       --no-input           never prompt: at a pause print how to resume and exit 0 (default without a TTY)
       --role <role>        viewer, operator or admin (default operator)
       --user <id>          the user who owns the threads (default local)
+      --profile <name>     a profile of the config file's "profiles" (e.g. quick, investigate, change)
       --max-steps <n>      model turns with tool calls before the run stops (1-100, default 8)
+      --max-time <time>    active time before the run stops: 90s, 2m, 1500ms (a bare number is seconds)
+      --token-budget <n>   tokens the run may spend
+      --cost-budget <usd>  dollars the run may spend (needs OPSPILOT_PRICE_*_PER_MTOK)
+                           Limits may only tighten the OPSPILOT_* ceilings; above one, exit 2
       --tools              list the tools: kind, risk, roles, asked fields, timeout, rate limit, fallback,
                            source and whether the server is up, with the config file's overrides applied
   -h, --help               show this help

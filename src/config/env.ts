@@ -38,6 +38,12 @@ function integer(min: number, max: number) {
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
+/** A decimal variable of `min` or more (prices, dollars). */
+function decimal(min: number) {
+  const error = `must be a number of ${min} or more`;
+  return z.coerce.number({ error }).min(min, { error });
+}
+
 /**
  * Every environment variable opspilot reads, with its default. Add a key here (and to
  * `.env.example`); nothing else reads `process.env`. Blank values count as unset.
@@ -46,7 +52,9 @@ export const EnvSchema = z.object({
   OPSPILOT_MODEL: z
     .string()
     .default("demo")
-    .describe('Chat model: "demo" (offline, default) or "openai:<model-name>" for any OpenAI-compatible endpoint'),
+    .describe(
+      'Chat model: "demo" (offline, default), "openai:<model-name>" for any OpenAI-compatible endpoint, or "anthropic:<model-name>"',
+    ),
   OPENAI_API_KEY: z
     .string()
     .optional()
@@ -57,12 +65,27 @@ export const EnvSchema = z.object({
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" })
     .optional()
     .describe("Base URL of the OpenAI-compatible endpoint (default https://api.openai.com/v1)"),
+  ANTHROPIC_API_KEY: z
+    .string()
+    .optional()
+    .describe("API key of the Anthropic Messages API, for anthropic:<model-name>"),
+  ANTHROPIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.anthropic.com" })
+    .optional()
+    .describe("Base URL of the Anthropic Messages API, without /v1 (default https://api.anthropic.com)"),
   OPSPILOT_MODEL_TIMEOUT_MS: integer(1_000, 600_000)
     .default(60_000)
-    .describe("Time limit of one model request attempt, in ms"),
+    .describe(
+      "Time limit of one model request attempt, in ms: for the reply to start, then for each pause in its stream (never the whole reply)",
+    ),
   OPSPILOT_MODEL_MAX_RETRIES: integer(0, 10)
     .default(2)
     .describe("Retries of a model request on 429, 5xx, timeouts and network errors (never on other 4xx)"),
+  OPSPILOT_CONTEXT_TOKENS: integer(2_048, 10_000_000)
+    .optional()
+    .describe(
+      "Context window of the model in tokens (prompt and reply); unset: the model family's (gpt-4o/4.1 128000, gpt-3.5 16385, qwen 32768, claude 200000, demo 32000, others 8192)",
+    ),
   OPSPILOT_DB: z
     .string()
     .default("./.opspilot/opspilot.sqlite")
@@ -90,6 +113,11 @@ export const EnvSchema = z.object({
     .describe(
       "Run starts (new threads, messages, resumes, recoveries) each API user, or each address without tokens, may make per minute; 0 disables",
     ),
+  OPSPILOT_RETENTION_DAYS: integer(1, 36_500)
+    .optional()
+    .describe(
+      "Days of checkpoints, events, raw results and records the server keeps, pruning once a day (unset: keeps everything)",
+    ),
   OPSPILOT_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"], { error: "must be one of debug, info, warn, error, silent" })
     .default("info")
@@ -98,6 +126,39 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .describe("Path of opspilot.config.json (MCP servers, tool policies, runbooks); unset: the demo tools as they are"),
+  OPSPILOT_MAX_STEPS: integer(1, 100)
+    .optional()
+    .describe("Default and ceiling of model turns with tool calls per run (unset: default 8, no ceiling)"),
+  OPSPILOT_MAX_WALL_TIME_MS: integer(100, 86_400_000)
+    .optional()
+    .describe("Default and ceiling of a run's active wall time in ms (unset: default 120000, no ceiling)"),
+  OPSPILOT_MAX_TOOL_FAILS: integer(1, 1_000)
+    .optional()
+    .describe("Default and ceiling of consecutive all-failed steps before too_many_fails (unset: default 3)"),
+  OPSPILOT_IDENTICAL_CALL_LIMIT: integer(2, 1_000)
+    .optional()
+    .describe("Default and ceiling of identical proposals in a row before loop_detected (unset: default 3)"),
+  OPSPILOT_TOKEN_BUDGET: integer(1, 1_000_000_000)
+    .optional()
+    .describe("Default and ceiling of the tokens one run may spend (unset: default 200000, no ceiling)"),
+  OPSPILOT_COST_BUDGET_USD: decimal(0)
+    .optional()
+    .describe("Default and ceiling of the dollars one run may spend (needs prices; unset: no cost budget)"),
+  OPSPILOT_PRICE_INPUT_PER_MTOK: decimal(0)
+    .default(0)
+    .describe("USD per million input tokens, for cost records and budgets"),
+  OPSPILOT_PRICE_OUTPUT_PER_MTOK: decimal(0)
+    .default(0)
+    .describe("USD per million output tokens, for cost records and budgets"),
+  OPSPILOT_QUOTA_RUNS_PER_DAY: integer(1, 10_000_000)
+    .optional()
+    .describe("Runs each user may start per UTC day (unset: unlimited)"),
+  OPSPILOT_QUOTA_TOKENS_PER_DAY: integer(1, 1_000_000_000_000)
+    .optional()
+    .describe("Tokens each user's runs may spend per UTC day (unset: unlimited)"),
+  OPSPILOT_QUOTA_COST_USD_PER_DAY: decimal(0)
+    .optional()
+    .describe("Dollars each user's runs may spend per UTC day (needs prices; unset: unlimited)"),
 });
 
 /** The validated settings, keyed by environment variable name. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KNOWN_ROLES } from "../contracts/user.js";
+import { PROFILE_NAME, RunLimitsSchema } from "../contracts/limits.js";
 
 /** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
 const TOOL_PATTERN = /^[A-Za-z0-9_.:*?-]+$/;
@@ -91,6 +92,15 @@ export const ConfigFileSchema = z
       .describe('Policy overrides by exact tool name or glob (e.g. "k8s__*"); an exact name wins over a glob'),
     runbooks: z.string().min(1).optional().describe("Folder of Markdown runbooks indexed for search_docs"),
     demo: z.boolean().default(true).describe("Keep the built-in demo tools and dataset"),
+    profiles: z
+      .record(
+        z.string().regex(PROFILE_NAME, { error: "must be a profile name (letters, digits, _ and -)" }),
+        RunLimitsSchema,
+      )
+      .default({})
+      .describe(
+        'Named sets of run limits a run picks by name (e.g. "quick", "investigate", "change"); each must stay within the OPSPILOT_* ceilings',
+      ),
   })
   .strict()
   .describe("opspilot.config.json: MCP servers, tool policies, a runbooks folder and the demo tools");

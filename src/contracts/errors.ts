@@ -17,6 +17,9 @@ const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   nothing_to_recover: 409,
   resume_rejected: 422,
   thread_id_required: 400,
+  limit_above_ceiling: 400,
+  unknown_profile: 400,
+  quota_exceeded: 429,
 };
 
 /** Base of opspilot's application errors: each has a stable `code` and the HTTP status that answers it. */
@@ -125,5 +128,49 @@ export class ThreadIdRequiredError extends OpsPilotError {
       "thread_id_required",
       "A thread id is required: pass configurable.thread_id (every opspilot run belongs to a thread).",
     );
+  }
+}
+
+/** A run asked for a limit looser than the server allows; nothing was started. */
+export class LimitAboveCeilingError extends OpsPilotError {
+  constructor(
+    /** The limit asked for (`maxSteps`, `tokenBudget`, ...). */
+    readonly limit: string,
+    /** The value asked for. */
+    readonly value: number,
+    /** The server's ceiling for it. */
+    readonly ceiling: number,
+    /** Where the ceiling is set, e.g. the environment variable. */
+    setBy: string,
+  ) {
+    super(
+      "limit_above_ceiling",
+      `${limit} ${value} is above the server's ceiling of ${ceiling} (${setBy}); a run may only tighten it.`,
+    );
+  }
+}
+
+/** A run named a profile the config file does not define. */
+export class UnknownProfileError extends OpsPilotError {
+  constructor(profile: string, known: readonly string[]) {
+    super(
+      "unknown_profile",
+      `Profile "${profile}" is not defined; ${known.length > 0 ? `the config file defines ${known.join(", ")}` : "the config file defines none"}.`,
+    );
+  }
+}
+
+/** The user spent a daily quota; nothing was started until it resets. */
+export class QuotaExceededError extends OpsPilotError {
+  constructor(
+    /** Which quota: `runs`, `tokens` or `costUsd`. */
+    readonly quota: string,
+    /** When the quota resets: the next UTC midnight, as an ISO timestamp. */
+    readonly resetsAt: string,
+    /** Seconds until then, for `Retry-After`. */
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super("quota_exceeded", message);
   }
 }

@@ -5,10 +5,37 @@ import { StopReasonSchema } from "./stop-reasons.js";
 
 const base = { threadId: z.string(), runId: z.string(), seq: z.number().int().positive() };
 
+/** The model turn that produced a message: carried by the first event of each assistant message. */
+export const ModelStepSchema = z.object({
+  step: z.number().int().describe("The turn's number within the run, counted across pauses"),
+  latencyMs: z.number().describe("How long the model call took"),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  costUsd: z.number().describe("The turn's cost at the configured prices (0 without prices)"),
+});
+
+/** One model turn's figures. */
+export type ModelStep = z.infer<typeof ModelStepSchema>;
+
 /** Every event a run streams (design §6), discriminated by `type`. */
 export const RunEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("run_started"), ...base }),
-  z.object({ type: z.literal("tool_call"), ...base, callId: z.string(), tool: z.string(), args: z.unknown() }),
+  z.object({
+    type: z.literal("run_started"),
+    ...base,
+    // Optional so events stored before it existed stay valid.
+    resumed: z
+      .boolean()
+      .optional()
+      .describe("True when this continues a paused run (a resume or a cancel of the pause)"),
+  }),
+  z.object({
+    type: z.literal("tool_call"),
+    ...base,
+    callId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    model: ModelStepSchema.optional().describe("On the first event of each model turn"),
+  }),
   z.object({
     type: z.literal("tool_result"),
     ...base,
@@ -19,7 +46,13 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     summary: z.string(),
     durationMs: z.number(),
   }),
-  z.object({ type: z.literal("assistant_message"), ...base, messageId: z.string(), content: z.string() }),
+  z.object({
+    type: z.literal("assistant_message"),
+    ...base,
+    messageId: z.string(),
+    content: z.string(),
+    model: ModelStepSchema.optional().describe("On the first event of each model turn"),
+  }),
   z.object({ type: z.literal("loop_interrupt"), ...base, ...InterruptValueSchema.shape }),
   z.object({
     type: z.literal("run_finished"),
@@ -27,6 +60,10 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     stopReason: StopReasonSchema,
     steps: z.number().int(),
     durationMs: z.number(),
+    paused: z.boolean().optional().describe("True when the run had paused for a person before this end"),
+    // Absent in events stored before they existed, and when a run failed before its state could be read.
+    tokens: z.number().int().optional().describe("Tokens the run spent so far, across its pauses"),
+    costUsd: z.number().optional().describe("Dollars the run spent so far at the configured prices (0 without prices)"),
   }),
 ]);
 

@@ -22,7 +22,7 @@ export function toolMessage(options: {
     source: source ?? { tool: options.tool },
     fetchedAt: fetchedAt ?? new Date().toISOString(),
   } as Observation;
-  const bounded = boundObservation(enveloped, options.maxChars);
+  const bounded = boundObservation(enveloped, options.maxChars, options.callId);
   const meta: ObservationMeta = {
     ok: bounded.observation.ok,
     ...(bounded.observation.ok ? {} : { errorCode: bounded.observation.errorCode }),

@@ -19,6 +19,7 @@ import { makeFinishRun } from "../nodes/finish-run.js";
 import { noCancelSignals, type CancelSignals } from "./context.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Storage } from "../storage/types.js";
+import type { ContextBudget } from "../models/context-budget.js";
 
 /** Everything the graph's nodes depend on. */
 export interface GraphDeps {
@@ -32,6 +33,8 @@ export interface GraphDeps {
   cancellations?: CancelSignals;
   /** Overrides the default system prompt. */
   systemPrompt?: string;
+  /** The model's context window and how to count it (the demo model's when omitted); every request fits it. */
+  contextBudget?: ContextBudget;
 }
 
 type Node = (state: AgentStateType, config: LangGraphRunnableConfig) => AgentStateUpdate | Promise<AgentStateUpdate>;

@@ -35,11 +35,21 @@ export function messageText(message: BaseMessage): string {
   return textOf(message.content);
 }
 
-/** The record of a run's end (design §7), from the run's own bookkeeping. */
+/** The record of a run's end (design §7), from the run's own bookkeeping; tokens and cost when it has them. */
 export function runEnd(
-  run: Pick<RunInfo, "runId" | "steps" | "startedAt" | "resumed">,
+  run: Pick<RunInfo, "runId" | "steps" | "startedAt" | "resumed"> &
+    Partial<Pick<RunInfo, "tokens" | "costUsd" | "toolCostUnits">>,
   stopReason: StopReason,
   now = Date.now(),
 ) {
-  return { runId: run.runId, stopReason, steps: run.steps, durationMs: now - run.startedAt, resumed: run.resumed };
+  return {
+    runId: run.runId,
+    stopReason,
+    steps: run.steps,
+    durationMs: now - run.startedAt,
+    resumed: run.resumed,
+    ...(run.tokens !== undefined ? { tokens: run.tokens } : {}),
+    ...(run.costUsd !== undefined ? { costUsd: run.costUsd } : {}),
+    ...(run.toolCostUnits !== undefined ? { toolCostUnits: run.toolCostUnits } : {}),
+  };
 }

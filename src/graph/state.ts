@@ -5,6 +5,7 @@ import type { Language } from "../contracts/language.js";
 import type { ErrorCode } from "../contracts/observation.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { MissingField } from "../contracts/pause.js";
+import { applyMemoryUpdate, emptyMemory, type MemoryUpdate, type WorkingMemory } from "./memory.js";
 
 /** Bookkeeping of the current run; reset when a new user message starts a run. */
 export interface RunInfo {
@@ -26,6 +27,8 @@ export interface RunInfo {
   tokens: number;
   /** Dollars spent by this run, from the configured prices. */
   costUsd: number;
+  /** Cost units spent by tools that declare `costUnits` (absent until one does, and in older checkpoints). */
+  toolCostUnits?: number;
   /** Language of the user's message, for the messages the loop writes itself. */
   language: Language;
   /** Whether this run was resumed from a pause at least once. */
@@ -126,6 +129,8 @@ export const AgentState = Annotation.Root({
   batch: lastValue<Batch | null>(() => null),
   /** Set when the run stops on a limit, a cancel or an error. */
   stop: lastValue<StopInfo | null>(() => null),
+  /** Working memory: a compact entry per finished call, merged when it outgrows its share of the window (design §2.10). */
+  memory: Annotation<WorkingMemory, MemoryUpdate>({ reducer: applyMemoryUpdate, default: emptyMemory }),
 });
 
 /** Graph state. */

@@ -7,6 +7,7 @@ import type { Language } from "../contracts/language.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { LimitHit } from "./guard.js";
 import type { StopInfo } from "./state.js";
+import { isContextOverflow } from "./context-overflow.js";
 
 /** What a run found before it stopped: one line per successful observation. */
 export interface Finding {
@@ -153,16 +154,29 @@ export function cancelledStop(language: Language): { reason: "cancelled"; detail
   return { reason: "cancelled", detail: language === "zh" ? "运行已被取消。" : "The run was cancelled." };
 }
 
+/** Said when the model refused a request as too long twice, the second time after a harder compaction. */
+const CONTEXT_FULL: Record<Language, string> = {
+  en:
+    "The model refused the request as longer than its context window, even after older steps were folded into " +
+    "working memory and the request was compacted once more. This run ends here. Ask again: the next question on " +
+    "this thread starts from a compact context. If it keeps happening, set OPSPILOT_CONTEXT_TOKENS to the " +
+    "model's real window.",
+  zh:
+    "模型认为请求超出了它的上下文窗口；即使把较早的步骤归入工作记忆、又进一步压缩了一次，仍然超出。本次运行到此结束。" +
+    "请再问一次：这个会话的下一个问题会从压缩后的上下文开始。如果反复出现，请把 OPSPILOT_CONTEXT_TOKENS 设为模型实际的窗口大小。",
+};
+
 /** The assistant message for a model call that failed after retries: readable, no internals. */
 export function modelFailureMessage(error: unknown, language: Language): AIMessage {
   const status = (error as { status?: unknown } | null)?.status;
   const name = (error as { name?: unknown } | null)?.name;
   const zh = language === "zh";
+  if (isContextOverflow(error)) return new AIMessage({ id: randomUUID(), content: CONTEXT_FULL[language] });
   let what: string;
   if (status === 401 || status === 403)
     what = zh
-      ? "模型服务拒绝了凭据（请检查 OPENAI_API_KEY）。"
-      : "The model endpoint refused the credentials (check OPENAI_API_KEY).";
+      ? "模型服务拒绝了凭据（请检查 OPENAI_API_KEY 或 ANTHROPIC_API_KEY）。"
+      : "The model endpoint refused the credentials (check OPENAI_API_KEY or ANTHROPIC_API_KEY).";
   else if (status === 400 || status === 404 || status === 422)
     what = zh
       ? `模型服务拒绝了请求（HTTP ${String(status)}）。`

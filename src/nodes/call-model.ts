@@ -1,4 +1,4 @@
-import { AIMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
@@ -15,6 +15,9 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { normalizeModelMessage } from "../models/normalize.js";
+import { invokeWithinWindow } from "../graph/context-overflow.js";
+import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
+import { tokenMeter } from "../graph/request-tokens.js";
 
 /** What `call_model` needs. */
 export interface CallModelDeps {
@@ -23,10 +26,14 @@ export interface CallModelDeps {
   recorder: Recorder;
   cancellations: CancelSignals;
   systemPrompt?: string;
+  /** The model's context window and how to count it; the demo model's when omitted. */
+  contextBudget?: ContextBudget;
 }
 
 /** `call_model`: checks pairing, calls the chat model with the exposed tools, appends its answer. */
 export function makeCallModel(deps: CallModelDeps) {
+  const budget = deps.contextBudget ?? contextBudgetFor({ model: "demo" });
+  const meter = tokenMeter(budget);
   return async function callModel(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
     const options = readRunOptions(config);
     const threadId = threadIdOf(config);
@@ -56,12 +63,17 @@ export function makeCallModel(deps: CallModelDeps) {
     const step = run.steps + 1;
     // A tool whose server is down is not offered this step; the prompt says so, so the model can tell the user.
     const exposed = exposedTools(options, step, deps.registry).filter((name) => deps.registry.isAvailable(name));
-    const bound = deps.model.bindTools!(deps.registry.specs(exposed));
+    const tools = deps.registry.specs(exposed);
+    const bound = deps.model.bindTools!(tools);
     const prompt = withUnavailableTools(deps.systemPrompt ?? SYSTEM_PROMPT, deps.registry.unavailable());
     const started = performance.now();
     let response: AIMessage;
     try {
-      const raw = await bound.invoke([new SystemMessage(prompt), ...history], { signal });
+      // Every request fits the window (design §2.10); the history in the state stays whole.
+      const parts = { systemPrompt: prompt, tools, history, memory: state.memory };
+      const { raw, request } = await invokeWithinWindow(bound, parts, { budget, meter, signal });
+      // Merged memory is carried by every return below.
+      if (request.memory) reset.memory = { replace: request.memory };
       // The reply as it came (a chunk keeps the raw streamed arguments that reveal a cut-off call).
       response = normalizeModelMessage(raw as AIMessage, { usedIds: usedIds(history) });
     } catch (error) {
@@ -81,14 +93,16 @@ export function makeCallModel(deps: CallModelDeps) {
     const inputTokens = usage?.input_tokens ?? 0;
     const outputTokens = usage?.output_tokens ?? 0;
     const calls = proposedCalls(response);
+    const stepCostUsd = cost(options, inputTokens, outputTokens);
     const updated: RunInfo = {
       ...run,
       steps: step,
       lastActiveAt: Date.now(),
       tokens: run.tokens + inputTokens + outputTokens,
-      costUsd: run.costUsd + cost(options, inputTokens, outputTokens),
+      costUsd: run.costUsd + stepCostUsd,
     };
-    response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs } };
+    // Read back by the stream adapter, so each step's latency, tokens and cost reach the events and metrics.
+    response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs, costUsd: stepCostUsd } };
     await deps.recorder.recordStep({
       runId: run.runId,
       step,
@@ -96,6 +110,7 @@ export function makeCallModel(deps: CallModelDeps) {
       inputTokens,
       outputTokens,
       toolCalls: calls.length,
+      costUsd: stepCostUsd,
     });
     if (calls.length > 0) return { ...reset, messages: [...repaired, response], run: updated };
     await deps.recorder.recordRunEnd(runEnd(updated, "final_answer"));

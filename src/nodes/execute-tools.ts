@@ -8,11 +8,15 @@ import type { CallOutcome } from "../execution/call-tool.js";
 import { runGoverned, ToolRateLimits } from "../execution/governed-call.js";
 import { toolMessage } from "../execution/tool-message.js";
 import { maskValue } from "../execution/sanitize.js";
+import { summarizeArgs } from "../execution/args-summary.js";
 import { cancelledStop } from "../graph/stop-message.js";
 import { failedStepsAfter, stepResults } from "../graph/guard.js";
 import type { ErrorCode } from "../contracts/observation.js";
 import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
+import { memoryEntry, type MemoryEntry } from "../graph/memory.js";
+import { currentTurnOf } from "../graph/turns.js";
+import { spentCostUnits } from "../execution/tool-cost.js";
 
 /** What `execute_tools` needs. */
 export interface ExecuteToolsDeps {
@@ -43,6 +47,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       callId: call.callId,
       idempotencyKey: `${threadId}:${call.callId}`,
       user,
+      observationMaxChars: options.observationMaxChars,
     });
     const notRun = (errorCode: ErrorCode, message: string): Promise<CallOutcome> =>
       Promise.resolve({
@@ -70,12 +75,17 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
     };
 
     const due = batch.calls.filter((call) => call.status === "ready" || call.status === "failed");
+    const toolOfCall = new Map(due.map((call) => [call.callId, call.tool]));
     const outcomes = new Map<string, CallOutcome>();
     const reads = due.filter((call) => call.status === "failed" || call.readOnly);
     await Promise.all(reads.map(async (call) => outcomes.set(call.callId, await execute(call))));
     for (const call of due.filter((c) => !reads.includes(c))) outcomes.set(call.callId, await execute(call));
 
     const messages: ToolMessage[] = [];
+    // Masked once: the stored result and the memory's facts both come from it.
+    const masked = new Map<string, unknown>();
+    const remembered: MemoryEntry[] = [];
+    const turn = currentTurnOf(state.messages);
     const calls = batch.calls.map((call): PlannedCall => {
       const outcome = outcomes.get(call.callId);
       if (!outcome) return call;
@@ -92,6 +102,18 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
         };
       }
       const { observation } = outcome;
+      if (observation.ok) masked.set(call.callId, maskValue(outcome.raw));
+      remembered.push(
+        memoryEntry({
+          turn,
+          step: batch.step,
+          callId: call.callId,
+          tool: deps.registry.get(call.tool),
+          toolName: call.tool,
+          args: call.args,
+          outcome: observation.ok ? { ok: true, result: masked.get(call.callId) } : observation,
+        }),
+      );
       messages.push(
         toolMessage({
           callId: call.callId,
@@ -105,17 +127,20 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       return { ...callBase(call), status: "done" };
     });
 
-    await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes });
+    await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes, masked });
     // The breaker counts steps, so it waits until every call of the batch has its result.
     const complete = calls.every((call) => call.status === "done" || call.status === "failed");
     const failsInRow = complete
       ? failedStepsAfter(run.failsInRow, stepResults([...state.messages, ...messages], batch.calls))
       : run.failsInRow;
     const stop = signal.aborted ? cancelledStop(run.language) : null;
+    const units = spentCostUnits(deps.registry, outcomes, (callId) => toolOfCall.get(callId) ?? "");
+    const toolCostUnits = units > 0 ? { toolCostUnits: (run.toolCostUnits ?? 0) + units } : {};
     return {
       messages,
       batch: { ...batch, calls },
-      run: { ...run, failsInRow, lastActiveAt: Date.now() },
+      run: { ...run, failsInRow, lastActiveAt: Date.now(), ...toolCostUnits },
+      memory: { add: remembered },
       ...(stop ? { stop } : {}),
     };
   };
@@ -123,14 +148,20 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
 
 async function record(
   storage: Storage,
-  options: { runId: string; threadId: string; batchCalls: PlannedCall[]; outcomes: Map<string, CallOutcome> },
+  options: {
+    runId: string;
+    threadId: string;
+    batchCalls: PlannedCall[];
+    outcomes: Map<string, CallOutcome>;
+    masked: Map<string, unknown>;
+  },
 ) {
   for (const call of options.batchCalls) {
     const outcome = options.outcomes.get(call.callId);
     if (!outcome) continue;
     // Stored masked: the result is served to clients and the model; only the journal keeps raw values.
     if (outcome.kind === "observation" && outcome.observation.ok)
-      await storage.saveResult(options.threadId, call.callId, call.tool, maskValue(outcome.raw));
+      await storage.saveResult(options.threadId, call.callId, call.tool, options.masked.get(call.callId));
     const errorCode =
       outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
     await storage.recordToolCall({
@@ -139,6 +170,7 @@ async function record(
       callId: call.callId,
       tool: call.tool,
       argsDigest: call.argsHash,
+      argsSummary: summarizeArgs(call.args),
       outcome: recordOutcome(outcome, errorCode),
       errorCode,
       durationMs: outcome.durationMs,

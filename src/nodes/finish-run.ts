@@ -6,6 +6,8 @@ import type { ObservationMeta } from "../contracts/observation.js";
 import { runEnd } from "../graph/run-info.js";
 import { stopWithAnswer, type Finding } from "../graph/stop-message.js";
 import type { Recorder } from "../storage/types.js";
+import { recordClosedCalls } from "../graph/closed-calls.js";
+import { threadIdOf } from "../graph/context.js";
 
 /**
  * `finish_run`: ends a run stopped by a limit or a cancel. Pairs every unanswered call id
@@ -23,6 +25,13 @@ export function makeFinishRun(deps: { recorder: Recorder }) {
       language: run.language,
       findings: findingsOfRun(state.messages),
       maxChars: options.observationMaxChars,
+    });
+    await recordClosedCalls(deps.recorder, {
+      runId: run.runId,
+      threadId: threadIdOf(config),
+      history: state.messages,
+      closing: messages,
+      batch: state.batch,
     });
     await deps.recorder.recordRunEnd(runEnd(run, stop.reason));
     return { messages, batch: null };

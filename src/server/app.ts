@@ -10,8 +10,10 @@ import { consoleLogger, type Logger } from "../service/logger.js";
 import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./rate-limit.js";
 import { threadRoutes } from "./routes.js";
 import { toolRoutes } from "./tool-routes.js";
+import { recordRoutes } from "./record-routes.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
+import { dashboardRoutes } from "./dashboard.js";
 
 /** What the HTTP app is built from. */
 export interface CreateServerOptions {
@@ -86,13 +88,9 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   );
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   if (options.tools) app.route("/api/tools", toolRoutes(options.tools));
-  app.get("/api/records/summary", async (c) => {
-    // Figures over every user's threads: the local user, or an admin when tokens are in use.
-    if (requiresTokens(options.auth) && c.get("user").role !== "admin")
-      return errorResponse(c, 403, "forbidden", "Only an admin may read the records summary.");
-    return c.json(await options.runtime.recordsSummary());
-  });
+  app.route("/api/records", recordRoutes({ runtime: options.runtime, auth: options.auth, logger }));
 
+  app.route("/", dashboardRoutes(options.publicDir ?? PUBLIC_DIR));
   app.get("*", servePage(options.publicDir ?? PUBLIC_DIR));
   return app;
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { RequestError } from "./http-errors.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
+import { RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
 
 /** Longest message a run accepts, in characters. */
 const MAX_MESSAGE_CHARS = 8_000;
@@ -18,6 +19,9 @@ const RunBodySchema = z
       .min(1, "message must not be empty")
       .max(MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
       .describe("The user's message"),
+    options: RunLimitsRequestSchema.optional().describe(
+      "This run's limits: a profile and/or limits, each at most the server's ceiling",
+    ),
   })
   .strict();
 
@@ -44,7 +48,7 @@ async function readJson(c: Context): Promise<unknown> {
 }
 
 /** Reads and validates a run body; refusals are 400 `invalid_request`. */
-export async function readRunBody(c: Context): Promise<{ message: string }> {
+export async function readRunBody(c: Context): Promise<{ message: string; options?: RunLimitsRequest }> {
   const parsed = RunBodySchema.safeParse(await readJson(c));
   if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
   return parsed.data;

@@ -2,7 +2,7 @@ import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "../service/logger.js";
-import { OpsPilotError } from "../contracts/errors.js";
+import { OpsPilotError, QuotaExceededError } from "../contracts/errors.js";
 
 /** The JSON body of every error response: a stable code and a sentence, never a stack. */
 interface ErrorBody {
@@ -38,6 +38,13 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, code: st
 export function makeErrorHandler(logger: Logger): ErrorHandler {
   return (error, c) => {
     // Refusals keep their code and status; application faults (status 500) fall through to the log.
+    if (error instanceof QuotaExceededError) {
+      c.header("Retry-After", String(error.retryAfterSeconds));
+      const body = {
+        error: { code: error.code, message: error.message, quota: error.quota, resetsAt: error.resetsAt },
+      };
+      return c.json(body, 429);
+    }
     if (error instanceof OpsPilotError && error.status < 500) {
       return errorResponse(c, error.status as ContentfulStatusCode, error.code, error.message);
     }

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { encodeCursor, readRecordsPageQuery } from "./record-routes.js";
 import type { Runtime } from "../service/runtime.js";
 import type { AppEnv } from "./auth.js";
 import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
@@ -39,7 +40,9 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
   });
 
   routes.get("/:threadId/records", async (c) => {
-    return c.json(await runtime.getRecords(c.req.param("threadId"), c.get("user")));
+    const page = readRecordsPageQuery({ limit: c.req.query("limit"), cursor: c.req.query("cursor") });
+    const { next, ...records } = await runtime.getRecords(c.req.param("threadId"), c.get("user"), page);
+    return c.json({ ...records, nextCursor: next ? encodeCursor(next) : null });
   });
 
   routes.get("/:threadId/results/:callId", async (c) => {
@@ -49,8 +52,8 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
   });
 
   routes.post("/:threadId/runs", async (c) => {
-    const { message } = await readRunBody(c);
-    const events = await runtime.startRun({ threadId: c.req.param("threadId"), message, user: c.get("user") });
+    const { message, options } = await readRunBody(c);
+    const events = await runtime.startRun({ threadId: c.req.param("threadId"), message, user: c.get("user"), options });
     return streamRunEvents(c, events, { logger, keepAliveMs });
   });
 

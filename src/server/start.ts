@@ -9,6 +9,7 @@ import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth.js";
 import { consoleLogger } from "../service/logger.js";
 import { RunMetrics } from "../service/metrics.js";
+import { schedulePrune } from "../service/retention.js";
 
 /** Where and how to bind, besides what the app is built from. */
 export interface StartServerOptions extends CreateServerOptions {
@@ -48,8 +49,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(listening));
     listening.once("error", reject);
   });
-  const address = server.address() as AddressInfo;
   server.on("clientError", answerMalformedRequest);
+  const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}`,
@@ -65,8 +66,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 /**
  * Starts the server `npm start` runs: the model from the environment (the offline demo model
  * by default), PostgreSQL at `DATABASE_URL` when set (else the SQLite file `OPSPILOT_DB`),
- * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN`, `OPSPILOT_RATE_LIMIT_PER_MINUTE`
- * and the config file `OPSPILOT_CONFIG` (tools, MCP servers, policies).
+ * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN`, `OPSPILOT_RATE_LIMIT_PER_MINUTE`,
+ * `OPSPILOT_RETENTION_DAYS` (a daily prune) and the config file `OPSPILOT_CONFIG` (tools, MCP servers, policies).
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
   const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS, metricsToken: env.OPSPILOT_METRICS_TOKEN };
@@ -95,9 +96,14 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     await opened.close();
     throw error;
   });
+  const retention =
+    env.OPSPILOT_RETENTION_DAYS === undefined
+      ? undefined
+      : schedulePrune({ storage: opened.storage, retentionDays: env.OPSPILOT_RETENTION_DAYS, logger });
   return {
     url: server.url,
     close: async () => {
+      retention?.stop();
       await server.close();
       await opened.close();
     },

@@ -3,6 +3,16 @@ import { HumanMessage } from "@langchain/core/messages";
 import { Command, type StateSnapshot } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
 import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
+import {
+  limitsOf,
+  OPEN_LIMIT_POLICY,
+  resolveRunLimits,
+  withinCeilings,
+  type LimitPolicy,
+  type RunOptionsRequest,
+} from "../graph/limits.js";
+import type { RunLimits } from "../contracts/limits.js";
+import { checkQuotas, type DailyQuotas, type QuotaEntry } from "./quotas.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -27,6 +37,7 @@ import { maskValue } from "../execution/sanitize.js";
 import { applyResume, pendingInterrupt, threadStanding } from "../graph/pause.js";
 import { startsNewRun } from "../graph/run-info.js";
 import { endPause } from "./end-pause.js";
+import { exportRecords } from "./records-export.js";
 import { holdForRun, tryLease } from "./lease.js";
 import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { toMessageView } from "./message-views.js";
@@ -44,6 +55,10 @@ export interface RuntimeDeps {
   cancellations: CancellationRegistry;
   /** Defaults for every run's options. */
   defaults?: RunOptionsInput;
+  /** Ceilings a run's own limits may not pass, and the profiles it may pick (none by default). */
+  limits?: LimitPolicy;
+  /** What each user may spend per UTC day (unlimited by default). */
+  quotas?: DailyQuotas;
   /** Sees every event of every run this runtime drives (metrics). */
   onEvent?: (event: RunEvent) => void;
   /** Receives unexpected failures (stderr by default). */
@@ -63,11 +78,18 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const logger = deps.logger ?? consoleLogger();
   const viewArgs = makeArgsView(deps.registry);
   const active = new Map<string, Promise<unknown>>();
-  const configFor = (threadId: string, user: RunUser, runId: string, options?: RunOptionsInput) => {
-    const merged = RunOptionsSchema.parse({ ...deps.defaults, ...options, userId: user.id, role: user.role });
+  const policy = deps.limits ?? OPEN_LIMIT_POLICY;
+  /**
+   * A run's options: the defaults, the limits it `kept` from its start (held under today's
+   * ceilings), its profile, then its own values; a limit it asks for above its ceiling throws.
+   */
+  const optionsFor = (user: RunUser, request: RunOptionsRequest = {}, kept: RunLimits = {}) => {
+    const { profile, ...given } = request;
+    const asked = resolveRunLimits(policy, { ...given, profile });
+    const limits = { ...withinCeilings(kept, policy), ...asked };
     return {
-      configurable: { thread_id: threadId, run_id: runId, ...merged },
-      recursionLimit: recursionLimitFor(merged),
+      asked,
+      options: RunOptionsSchema.parse({ ...deps.defaults, ...given, ...limits, userId: user.id, role: user.role }),
     };
   };
 
@@ -91,11 +113,17 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   async function launch(options: {
     threadId: string;
     user: RunUser;
-    runOptions?: RunOptionsInput;
+    runOptions?: RunOptionsRequest;
+    /** Whether the run is new (counts against the runs quota) or continues one. */
+    entry: QuotaEntry;
     plan: (snapshot: StateSnapshot) => Plan;
   }) {
     const { threadId } = options;
     await checkOwner(threadId, options.user);
+    // Both refusals come before the lease, so a refused request leaves the thread as it was.
+    const requested = optionsFor(options.user, options.runOptions);
+    let runOptions = requested.options;
+    await checkQuotas({ usage: storage, quotas: deps.quotas ?? {}, userId: options.user.id, entry: options.entry });
     const lease = await tryLease(storage, threadId);
     if (!lease) throw new ThreadBusyError(threadId);
     let plan: Plan;
@@ -104,11 +132,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
       plan = options.plan(snapshot);
       seen = messageIds(snapshot.values as AgentStateType);
+      // A resume or a recovery, from any process, keeps the limits its run was started with.
+      if (options.entry === "start") {
+        if (Object.keys(requested.asked).length > 0) await storage.saveRunLimits(threadId, plan.runId, requested.asked);
+      } else {
+        const kept = limitsOf((await storage.runLimits(plan.runId)) ?? {});
+        runOptions = optionsFor(options.user, options.runOptions, kept).options;
+      }
     } catch (error) {
       await lease.release();
       throw error;
     }
-    const { configurable, recursionLimit } = configFor(threadId, options.user, plan.runId, options.runOptions);
+    const configurable = { thread_id: threadId, run_id: plan.runId, ...runOptions };
+    const recursionLimit = recursionLimitFor(runOptions);
     const channel = new EventChannel<RunEvent>(deps.onEvent);
     const { release } = holdForRun({ storage, threadId, lease, cancellations, logger });
     const config = { configurable, recursionLimit };
@@ -151,6 +187,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         threadId: request.threadId,
         user: request.user,
         runOptions: request.options,
+        entry: "start",
         plan: (snapshot) => {
           const standing = threadStanding(snapshot).kind;
           if (standing === "paused") throw new ThreadPausedError(request.threadId);
@@ -168,6 +205,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         threadId: request.threadId,
         user: request.user,
         runOptions: request.options,
+        entry: "continue",
         plan: (snapshot) => {
           const state = snapshot.values as AgentStateType;
           if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
@@ -191,6 +229,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return launch({
         threadId,
         user,
+        entry: "continue",
         plan: (snapshot) => {
           if (threadStanding(snapshot).kind !== "unfinished") throw new NothingToRecoverError(threadId);
           const state = snapshot.values as AgentStateType;
@@ -233,12 +272,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return stored ? { callId, tool: stored.tool, result: maskValue(stored.raw) } : undefined;
     },
 
-    async getRecords(threadId, user) {
+    async getRecords(threadId, user, page) {
       await checkOwner(threadId, user);
-      return storage.threadRecords(threadId);
+      return storage.recordsPage({ threadId, limit: page.limit, ...(page.after ? { after: page.after } : {}) });
     },
 
-    recordsSummary: () => storage.summary(),
+    exportRecords: (window) => exportRecords(storage, window),
+
+    recordsSummary: (window) => storage.summary(window),
 
     async eventsAfter(threadId, user, afterSeq) {
       await ownedSnapshot(threadId, user);

@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Command } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
@@ -62,7 +62,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   if (!newMessageId) await announce();
   let stopReason: StopReason;
   let steps = 0;
-  let resumed = false;
+  let resumed = resuming;
+  // Unknown when the run failed before its state could be read: the records keep what they had.
+  let spent: { tokens: number; costUsd: number; toolCostUnits?: number } | undefined;
   try {
     const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], {
       ...options.config,
@@ -72,9 +74,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       durability: "sync",
     });
     for await (const chunk of stream) {
+      await announce();
       const values = chunk as Partial<AgentStateType>;
       let emitted = false;
-      await announce();
       for (const message of values.messages ?? []) {
         if (!message.id || seen.has(message.id)) continue;
         seen.add(message.id);
@@ -87,11 +89,16 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       // ends; yielding lets each step's frames reach the client as it happens.
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
+    await announce();
     const snapshot = await graph.getState(options.config);
     const state = snapshot.values as AgentStateType;
-    await announce();
     steps = state.run?.steps ?? 0;
-    resumed = state.run?.resumed ?? false;
+    resumed = resuming || (state.run?.resumed ?? false);
+    spent = {
+      tokens: state.run?.tokens ?? 0,
+      costUsd: state.run?.costUsd ?? 0,
+      ...(state.run?.toolCostUnits !== undefined ? { toolCostUnits: state.run.toolCostUnits } : {}),
+    };
     const pause = pendingInterrupt(snapshot);
     if (pause) {
       await emit({ type: "loop_interrupt", ...pause });
@@ -99,6 +106,11 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     } else stopReason = state.stop?.reason ?? "final_answer";
   } catch (error) {
     stopReason = "error";
+    if (!announced) {
+      // This process is alive: the run is announced so its error answer has a run to belong to.
+      announced = true;
+      await emit({ type: "run_started", resumed: resuming });
+    }
     for (const message of await recoverFromError(options, error)) {
       if (message.id) seen.add(message.id);
       for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
@@ -106,15 +118,13 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   }
   const durationMs = Date.now() - started;
   if (stopReason === "interrupted" || stopReason === "error") {
-    if (!announced) {
-      // This process is alive: the run is announced so its error answer has a run to belong to.
-      announced = true;
-      await emit({ type: "run_started", resumed: resuming });
-    }
-    await storage.recordRunEnd(runEnd({ runId, steps, startedAt: started, resumed }, stopReason, started + durationMs));
+    await storage.recordRunEnd(
+      runEnd({ runId, steps, startedAt: started, resumed, ...spent }, stopReason, started + durationMs),
+    );
   }
   await options.beforeFinish();
-  await emit({ type: "run_finished", stopReason, steps, durationMs });
+  const figures = spent ? { tokens: spent.tokens, costUsd: spent.costUsd } : {};
+  await emit({ type: "run_finished", stopReason, steps, durationMs, paused: resumed, ...figures });
   return stopReason;
 }
 
@@ -146,9 +156,6 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
     await options.graph
       .updateState(options.config, { messages: repairs, batch: null, stop }, "finish_run")
       .catch((updateError: unknown) => options.logger.error("could not record the error answer", updateError));
-  }
-  return repairs;
-}
     await recordClosedCalls(options.storage, {
       runId: state?.run?.runId ?? options.runId,
       threadId: options.threadId,
@@ -156,6 +163,9 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
       closing: repairs,
       batch: state?.batch ?? null,
     }).catch((recordError: unknown) => options.logger.error("could not record the closed calls", recordError));
+  }
+  return repairs;
+}
 
 /** The id of the user's message a run starts from, when its input is a new message. */
 function newMessageIdOf(input: DriveOptions["input"]): string | undefined {

@@ -5,6 +5,7 @@ import type { RunEvent } from "../contracts/events.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import { tryLease } from "./lease.js";
 import { stopWithAnswer } from "../graph/stop-message.js";
+import { recordClosedCalls } from "../graph/closed-calls.js";
 import { runEnd } from "../graph/run-info.js";
 import { pendingInterrupt } from "../graph/pause.js";
 import { eventsForMessage } from "./message-views.js";
@@ -44,16 +45,31 @@ export async function endPause(options: {
       maxChars: DEFAULT_OBSERVATION_MAX_CHARS,
     });
     await graph.updateState(config, { messages, batch: null, stop }, "finish_run");
+    await recordClosedCalls(storage, {
+      runId: run.runId,
+      threadId,
+      history: state.messages,
+      closing: messages,
+      batch: state.batch,
+    });
     const emit = async (body: Parameters<Storage["appendEvent"]>[2]) => {
       const event = await storage.appendEvent(threadId, run.runId, body);
       options.onEvent?.(event);
     };
-    await emit({ type: "run_started" });
+    await emit({ type: "run_started", resumed: true });
     for (const message of messages) for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
     // The run's active time: the wait for the user is not the run's.
     const end = runEnd(run, "cancelled", run.lastActiveAt);
     await storage.recordRunEnd(end);
-    await emit({ type: "run_finished", stopReason: "cancelled", steps: run.steps, durationMs: end.durationMs });
+    await emit({
+      type: "run_finished",
+      stopReason: "cancelled",
+      steps: run.steps,
+      durationMs: end.durationMs,
+      paused: true,
+      tokens: run.tokens,
+      costUsd: run.costUsd,
+    });
     return true;
   } finally {
     await lease.release();

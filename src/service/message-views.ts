@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageView } from "./runtime.js";
 import type { ObservationMeta } from "../contracts/observation.js";
-import type { RunEventBody } from "../contracts/events.js";
+import type { ModelStep, RunEventBody } from "../contracts/events.js";
 import { messageText } from "../graph/run-info.js";
 import type { ArgsView } from "./args-view.js";
 
@@ -59,5 +59,22 @@ export function eventsForMessage(message: BaseMessage, viewArgs: ArgsView): RunE
     events.push({ type: "assistant_message", messageId: view.id, content: view.content });
   for (const call of view.toolCalls)
     events.push({ type: "tool_call", callId: call.callId, tool: call.tool, args: call.args });
+  const model = AIMessage.isInstance(message) ? modelStepOf(message) : undefined;
+  // Once per turn, so summing the events' figures never counts a turn twice.
+  if (model && events[0]) events[0] = { ...events[0], model } as RunEventBody;
   return events;
+}
+
+/** The turn's figures `call_model` left on its reply; undefined on messages it did not produce. */
+function modelStepOf(message: AIMessage): ModelStep | undefined {
+  const meta = message.response_metadata?.opspilot as
+    { step?: number; latencyMs?: number; costUsd?: number } | undefined;
+  if (typeof meta?.step !== "number" || typeof meta.latencyMs !== "number") return undefined;
+  return {
+    step: meta.step,
+    latencyMs: meta.latencyMs,
+    inputTokens: message.usage_metadata?.input_tokens ?? 0,
+    outputTokens: message.usage_metadata?.output_tokens ?? 0,
+    costUsd: meta.costUsd ?? 0,
+  };
 }

@@ -1,9 +1,11 @@
 import type { ErrorCode } from "../contracts/observation.js";
 import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
 import type { RunEvent } from "../contracts/events.js";
-import type { RunOptionsInput } from "../graph/config.js";
+import type { RunOptionsRequest } from "../graph/limits.js";
 import type { RunUser } from "../contracts/user.js";
 import type { RecordsSummary } from "../storage/types.js";
+import type { RecordsCursor } from "../storage/records-page.js";
+import type { ExportLine } from "./records-export.js";
 
 /** Whether a thread can take a message, is running, or waits for the user. */
 export type ThreadStatus = "idle" | "running" | "interrupted";
@@ -43,12 +45,22 @@ export interface ThreadView {
   unfinished?: boolean;
 }
 
-/** What a thread's runs left behind, row by row. */
+/** What a thread's runs left behind, row by row, a page at a time. */
 export interface ThreadRecords {
   runs: Array<Record<string, unknown>>;
   steps: Array<Record<string, unknown>>;
   toolCalls: Array<Record<string, unknown>>;
   decisions: Array<Record<string, unknown>>;
+  /** Where the next page starts; absent on the last page. */
+  next?: RecordsCursor;
+}
+
+/** Which page of a thread's records to read. */
+export interface RecordsPageRequest {
+  /** Most runs in the page. */
+  limit: number;
+  /** The previous page's `next`. */
+  after?: RecordsCursor;
 }
 
 /** Starting a run: the thread, the user's message and the caller. */
@@ -59,8 +71,8 @@ export interface StartRunRequest {
   message: string;
   /** Who asks. */
   user: RunUser;
-  /** Per-run limits and options (override the defaults). */
-  options?: RunOptionsInput;
+  /** Per-run limits and options (override the defaults; limits may not pass the ceilings). */
+  options?: RunOptionsRequest;
 }
 
 /** Resuming a paused run with the user's decisions. */
@@ -71,8 +83,8 @@ export interface ResumeRunRequest {
   resume: unknown;
   /** Who answers. */
   user: RunUser;
-  /** Per-run limits and options. */
-  options?: RunOptionsInput;
+  /** Per-run limits and options (limits may not pass the ceilings). */
+  options?: RunOptionsRequest;
 }
 
 /**
@@ -100,10 +112,12 @@ export interface Runtime {
     user: RunUser,
     callId: string,
   ): Promise<{ callId: string; tool: string; result: unknown } | undefined>;
-  /** The thread's records (design §7): runs, steps, tool calls and pause decisions. */
-  getRecords(threadId: string, user: RunUser): Promise<ThreadRecords>;
-  /** Aggregates over every thread's records (design §7). */
-  recordsSummary(): Promise<RecordsSummary>;
+  /** A page of the thread's records (design §7): whole runs, oldest first, with their steps, tool calls and pause decisions. */
+  getRecords(threadId: string, user: RunUser, page: RecordsPageRequest): Promise<ThreadRecords>;
+  /** Every record of the runs started within the window, of every user (for an admin's export). */
+  exportRecords(window: { since: number; until: number }): AsyncIterable<ExportLine>;
+  /** Aggregates over the records of every thread's runs started within the window (epoch ms, `until` exclusive). */
+  recordsSummary(window: { since: number; until: number }): Promise<RecordsSummary>;
   /** Recorded events of the thread after a sequence number. */
   eventsAfter(threadId: string, user: RunUser, afterSeq: number): Promise<RunEvent[]>;
   /** Releases connections. */

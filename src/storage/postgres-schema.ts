@@ -23,15 +23,28 @@ CREATE TABLE IF NOT EXISTS opspilot_events (
   body TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (thread_id, seq));
 CREATE TABLE IF NOT EXISTS opspilot_runs (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at BIGINT NOT NULL,
-  finished_at BIGINT, stop_reason TEXT, steps INTEGER, duration_ms BIGINT, resumed INTEGER NOT NULL DEFAULT 0);
+  finished_at BIGINT, stop_reason TEXT, steps INTEGER, duration_ms BIGINT, resumed INTEGER NOT NULL DEFAULT 0,
+  pauses INTEGER NOT NULL DEFAULT 0, tokens BIGINT, cost_usd DOUBLE PRECISION, tool_cost_units DOUBLE PRECISION);
 CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
+ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS tokens BIGINT;
+ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS cost_usd DOUBLE PRECISION;
+ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS tool_cost_units DOUBLE PRECISION;
+ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS pauses INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS opspilot_runs_started ON opspilot_runs (started_at);
 CREATE TABLE IF NOT EXISTS opspilot_steps (
   run_id TEXT NOT NULL, step INTEGER NOT NULL, latency_ms BIGINT NOT NULL, input_tokens INTEGER NOT NULL,
-  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, PRIMARY KEY (run_id, step));
+  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, cost_usd DOUBLE PRECISION, PRIMARY KEY (run_id, step));
+ALTER TABLE opspilot_steps ADD COLUMN IF NOT EXISTS cost_usd DOUBLE PRECISION;
+CREATE TABLE IF NOT EXISTS opspilot_run_limits (
+  run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, limits TEXT NOT NULL, created_at BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS opspilot_usage (
+  user_id TEXT NOT NULL, day TEXT NOT NULL, runs INTEGER NOT NULL DEFAULT 0, tokens BIGINT NOT NULL DEFAULT 0,
+  cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0, PRIMARY KEY (user_id, day));
 CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, run_id TEXT NOT NULL, tool TEXT NOT NULL,
   args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms BIGINT NOT NULL,
-  seq BIGSERIAL NOT NULL, PRIMARY KEY (thread_id, call_id));
+  seq BIGSERIAL NOT NULL, args_summary TEXT, PRIMARY KEY (thread_id, call_id));
+ALTER TABLE opspilot_tool_calls ADD COLUMN IF NOT EXISTS args_summary TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_decisions (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at BIGINT NOT NULL,

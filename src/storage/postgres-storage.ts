@@ -1,8 +1,19 @@
 import pg from "pg";
-import { summarize } from "./summary.js";
+import { SUMMARY_SQL, summarize, type SummaryWindow } from "./summary.js";
+import {
+  DECISION_COLUMNS,
+  numberedPlaceholders,
+  readRecordsPage,
+  TOOL_CALL_COLUMNS,
+  type RecordsPage,
+  type RecordsQuery,
+} from "./records-page.js";
+import { prunePostgres } from "./postgres-prune.js";
+import type { PruneReport } from "./prune.js";
 import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
-import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
+import { utcDay } from "./usage-day.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 
@@ -18,10 +29,6 @@ const types: pg.CustomTypesConfig = {
 
 /** The database's clock in ms: lease expiry is judged by one clock, whatever the hosts' clocks say. */
 const NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
-
-const TOOL_CALL_COLUMNS = "thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms";
-const DECISION_COLUMNS =
-  "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role";
 
 /**
  * Storage on a pg pool to the checkpoints' PostgreSQL database, with the semantics of
@@ -179,26 +186,74 @@ export class PostgresStorage implements Storage {
   }
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
+    // One statement, so a recovered run that records its start again counts once against the quota.
     await this.changes(
-      "INSERT INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id) DO NOTHING",
-      [run.runId, run.threadId, run.userId, run.startedAt],
+      `WITH inserted AS (
+         INSERT INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (run_id) DO NOTHING RETURNING user_id)
+       INSERT INTO opspilot_usage (user_id, day, runs) SELECT user_id, $5, 1 FROM inserted
+       ON CONFLICT (user_id, day) DO UPDATE SET runs = opspilot_usage.runs + 1`,
+      [run.runId, run.threadId, run.userId, run.startedAt, utcDay(run.startedAt)],
     );
+  }
+
+  async saveRunLimits(threadId: string, runId: string, limits: Record<string, unknown>): Promise<void> {
+    await this.changes(
+      `INSERT INTO opspilot_run_limits VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id) DO UPDATE SET limits = EXCLUDED.limits, created_at = EXCLUDED.created_at`,
+      [runId, threadId, JSON.stringify(limits), Date.now()],
+    );
+  }
+
+  async runLimits(runId: string): Promise<Record<string, unknown> | undefined> {
+    const [row] = await this.rows("SELECT limits FROM opspilot_run_limits WHERE run_id = $1", [runId]);
+    return row ? (JSON.parse(row.limits as string) as Record<string, unknown>) : undefined;
+  }
+
+  async usageOn(userId: string, day: string): Promise<DailyUsage> {
+    const [row] = await this.rows("SELECT runs, tokens, cost_usd FROM opspilot_usage WHERE user_id = $1 AND day = $2", [
+      userId,
+      day,
+    ]);
+    return {
+      runs: Number(row?.runs ?? 0),
+      tokens: Number(row?.tokens ?? 0),
+      costUsd: Number(row?.cost_usd ?? 0),
+    };
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
     await this.changes(
-      `INSERT INTO opspilot_steps VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (run_id, step) DO UPDATE SET
-         latency_ms = EXCLUDED.latency_ms, input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, tool_calls = EXCLUDED.tool_calls`,
-      [step.runId, step.step, Math.round(step.latencyMs), step.inputTokens, step.outputTokens, step.toolCalls],
+      // A step re-run after a crash called the model again, so its spending counts again.
+      `WITH recorded AS (
+         INSERT INTO opspilot_steps (run_id, step, latency_ms, input_tokens, output_tokens, tool_calls, cost_usd)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (run_id, step) DO UPDATE SET
+         latency_ms = EXCLUDED.latency_ms, input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
+         tool_calls = EXCLUDED.tool_calls, cost_usd = EXCLUDED.cost_usd)
+       INSERT INTO opspilot_usage (user_id, day, tokens, cost_usd) SELECT user_id, $8, $9, $7 FROM opspilot_runs WHERE run_id = $1
+       ON CONFLICT (user_id, day) DO UPDATE SET
+         tokens = opspilot_usage.tokens + EXCLUDED.tokens, cost_usd = opspilot_usage.cost_usd + EXCLUDED.cost_usd`,
+      [
+        step.runId,
+        step.step,
+        Math.round(step.latencyMs),
+        step.inputTokens,
+        step.outputTokens,
+        step.toolCalls,
+        step.costUsd,
+        utcDay(Date.now()),
+        step.inputTokens + step.outputTokens,
+      ],
     );
   }
 
   async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
     // `seq = DEFAULT` moves a replaced row to the end, like SQLite's INSERT OR REPLACE does with rowid.
     await this.changes(
-      `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id, call_id) DO UPDATE SET
+      `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (thread_id, call_id) DO UPDATE SET
          run_id = EXCLUDED.run_id, tool = EXCLUDED.tool, args_digest = EXCLUDED.args_digest, outcome = EXCLUDED.outcome,
-         error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, seq = DEFAULT`,
+         error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, args_summary = EXCLUDED.args_summary,
+         seq = DEFAULT`,
       [
         call.threadId,
         call.callId,
@@ -208,6 +263,7 @@ export class PostgresStorage implements Storage {
         call.outcome,
         call.errorCode ?? null,
         Math.round(call.durationMs),
+        call.argsSummary ?? null,
       ],
     );
   }
@@ -235,8 +291,19 @@ export class PostgresStorage implements Storage {
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
     await this.changes(
-      "UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5) WHERE run_id = $6",
-      [Date.now(), run.stopReason, run.steps, Math.round(run.durationMs), run.resumed ? 1 : 0, run.runId],
+      "UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5), pauses = pauses + $6, tokens = COALESCE($8, tokens), cost_usd = COALESCE($9, cost_usd), tool_cost_units = COALESCE($10, tool_cost_units) WHERE run_id = $7",
+      [
+        Date.now(),
+        run.stopReason,
+        run.steps,
+        Math.round(run.durationMs),
+        run.resumed ? 1 : 0,
+        run.stopReason === "interrupted" ? 1 : 0,
+        run.runId,
+        run.tokens ?? null,
+        run.costUsd ?? null,
+        run.toolCostUnits ?? null,
+      ],
     );
   }
 
@@ -257,10 +324,25 @@ export class PostgresStorage implements Storage {
     return { runs, toolCalls, steps, decisions };
   }
 
-  async summary(): Promise<RecordsSummary> {
-    const runs = await this.rows("SELECT stop_reason, steps, resumed FROM opspilot_runs");
-    const calls = await this.rows("SELECT outcome FROM opspilot_tool_calls");
-    return summarize(runs, calls);
+  async prune(before: number): Promise<PruneReport> {
+    return prunePostgres(this.pool, before);
+  }
+
+  async recordsPage(query: RecordsQuery): Promise<RecordsPage> {
+    return readRecordsPage(
+      { read: (sql, params) => this.rows(numberedPlaceholders(sql), params), insertionOrder: "seq" },
+      query,
+    );
+  }
+
+  async summary(window: SummaryWindow): Promise<RecordsSummary> {
+    const params = [window.since, window.until];
+    return summarize(window, {
+      runs: await this.rows(numberedPlaceholders(SUMMARY_SQL.runs), params),
+      steps: await this.rows(numberedPlaceholders(SUMMARY_SQL.steps), params),
+      calls: await this.rows(numberedPlaceholders(SUMMARY_SQL.calls), params),
+      waiting: await this.rows(SUMMARY_SQL.waiting),
+    });
   }
 
   async close(): Promise<void> {

@@ -16,19 +16,26 @@ CREATE TABLE IF NOT EXISTS opspilot_events (
   body TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, seq));
 CREATE TABLE IF NOT EXISTS opspilot_runs (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at INTEGER NOT NULL,
-  finished_at INTEGER, stop_reason TEXT, steps INTEGER, duration_ms INTEGER, resumed INTEGER NOT NULL DEFAULT 0);
+  finished_at INTEGER, stop_reason TEXT, steps INTEGER, duration_ms INTEGER, resumed INTEGER NOT NULL DEFAULT 0,
+  pauses INTEGER NOT NULL DEFAULT 0, tokens INTEGER, cost_usd REAL, tool_cost_units REAL);
 CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
+CREATE INDEX IF NOT EXISTS opspilot_runs_started ON opspilot_runs (started_at);
 CREATE TABLE IF NOT EXISTS opspilot_steps (
   run_id TEXT NOT NULL, step INTEGER NOT NULL, latency_ms INTEGER NOT NULL, input_tokens INTEGER NOT NULL,
-  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, PRIMARY KEY (run_id, step));
+  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, cost_usd REAL, PRIMARY KEY (run_id, step));
 CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, run_id TEXT NOT NULL, tool TEXT NOT NULL,
   args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms INTEGER NOT NULL,
-  PRIMARY KEY (thread_id, call_id));
+  args_summary TEXT, PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_decisions (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at INTEGER NOT NULL,
   user_id TEXT, role TEXT, PRIMARY KEY (thread_id, call_id));
+CREATE TABLE IF NOT EXISTS opspilot_run_limits (
+  run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, limits TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS opspilot_usage (
+  user_id TEXT NOT NULL, day TEXT NOT NULL, runs INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0, PRIMARY KEY (user_id, day));
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL,
   cancel_requested INTEGER NOT NULL DEFAULT 0);
@@ -38,6 +45,12 @@ CREATE TABLE IF NOT EXISTS opspilot_leases (
 const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string }> = [
   { table: "opspilot_decisions", column: "user_id", type: "TEXT" },
   { table: "opspilot_decisions", column: "role", type: "TEXT" },
+  { table: "opspilot_runs", column: "pauses", type: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "opspilot_tool_calls", column: "args_summary", type: "TEXT" },
+  { table: "opspilot_runs", column: "tokens", type: "INTEGER" },
+  { table: "opspilot_runs", column: "cost_usd", type: "REAL" },
+  { table: "opspilot_runs", column: "tool_cost_units", type: "REAL" },
+  { table: "opspilot_steps", column: "cost_usd", type: "REAL" },
 ];
 
 /**

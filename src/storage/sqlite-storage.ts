@@ -1,10 +1,14 @@
 import type { Database } from "better-sqlite3";
 import { StatementCache } from "./statement-cache.js";
 import { addMissingColumns, SQLITE_SCHEMA } from "./sqlite-schema.js";
-import { summarize } from "./summary.js";
+import { SUMMARY_SQL, summarize, type SummaryWindow } from "./summary.js";
+import { readRecordsPage, type RecordsPage, type RecordsQuery } from "./records-page.js";
+import { pruneSqlite } from "./sqlite-prune.js";
+import type { PruneReport } from "./prune.js";
 import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
-import type { JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
+import { utcDay } from "./usage-day.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 
@@ -150,20 +154,77 @@ export class SqliteStorage implements Storage {
   }
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
-    this.statements
-      .get("INSERT OR IGNORE INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES (?, ?, ?, ?)")
-      .run(run.runId, run.threadId, run.userId, run.startedAt);
+    this.db
+      .transaction(() => {
+        const inserted = this.statements
+          .get("INSERT OR IGNORE INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES (?, ?, ?, ?)")
+          .run(run.runId, run.threadId, run.userId, run.startedAt).changes;
+        // A recovered run records its start again; it counts once against the quota.
+        if (inserted === 1)
+          this.statements
+            .get(
+              "INSERT INTO opspilot_usage (user_id, day, runs) VALUES (?, ?, 1) ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1",
+            )
+            .run(run.userId, utcDay(run.startedAt));
+      })
+      .immediate();
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
+    this.db
+      .transaction(() => {
+        this.statements
+          .get(
+            "INSERT OR REPLACE INTO opspilot_steps (run_id, step, latency_ms, input_tokens, output_tokens, tool_calls, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          )
+          .run(
+            step.runId,
+            step.step,
+            step.latencyMs,
+            step.inputTokens,
+            step.outputTokens,
+            step.toolCalls,
+            step.costUsd,
+          );
+        // A step re-run after a crash called the model again, so its spending counts again.
+        this.statements
+          .get(
+            `INSERT INTO opspilot_usage (user_id, day, tokens, cost_usd) SELECT user_id, ?, ?, ? FROM opspilot_runs WHERE run_id = ?
+             ON CONFLICT (user_id, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd`,
+          )
+          .run(utcDay(Date.now()), step.inputTokens + step.outputTokens, step.costUsd, step.runId);
+      })
+      .immediate();
+  }
+
+  async saveRunLimits(threadId: string, runId: string, limits: Record<string, unknown>): Promise<void> {
     this.statements
-      .get("INSERT OR REPLACE INTO opspilot_steps VALUES (?, ?, ?, ?, ?, ?)")
-      .run(step.runId, step.step, step.latencyMs, step.inputTokens, step.outputTokens, step.toolCalls);
+      .get("INSERT OR REPLACE INTO opspilot_run_limits VALUES (?, ?, ?, ?)")
+      .run(runId, threadId, JSON.stringify(limits), Date.now());
+  }
+
+  async runLimits(runId: string): Promise<Record<string, unknown> | undefined> {
+    const row = this.statements.get("SELECT limits FROM opspilot_run_limits WHERE run_id = ?").get(runId) as
+      Row | undefined;
+    return row ? (JSON.parse(row.limits as string) as Record<string, unknown>) : undefined;
+  }
+
+  async usageOn(userId: string, day: string): Promise<DailyUsage> {
+    const row = this.statements
+      .get("SELECT runs, tokens, cost_usd FROM opspilot_usage WHERE user_id = ? AND day = ?")
+      .get(userId, day) as Row | undefined;
+    return {
+      runs: (row?.runs as number | undefined) ?? 0,
+      tokens: (row?.tokens as number | undefined) ?? 0,
+      costUsd: (row?.cost_usd as number | undefined) ?? 0,
+    };
   }
 
   async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
     this.statements
-      .get("INSERT OR REPLACE INTO opspilot_tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .get(
+        "INSERT OR REPLACE INTO opspilot_tool_calls (thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms, args_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      )
       .run(
         call.threadId,
         call.callId,
@@ -173,6 +234,7 @@ export class SqliteStorage implements Storage {
         call.outcome,
         call.errorCode ?? null,
         call.durationMs,
+        call.argsSummary ?? null,
       );
   }
 
@@ -198,9 +260,20 @@ export class SqliteStorage implements Storage {
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
     this.statements
       .get(
-        "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?) WHERE run_id = ?",
+        "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?), pauses = pauses + ?, tokens = COALESCE(?, tokens), cost_usd = COALESCE(?, cost_usd), tool_cost_units = COALESCE(?, tool_cost_units) WHERE run_id = ?",
       )
-      .run(Date.now(), run.stopReason, run.steps, run.durationMs, run.resumed ? 1 : 0, run.runId);
+      .run(
+        Date.now(),
+        run.stopReason,
+        run.steps,
+        run.durationMs,
+        run.resumed ? 1 : 0,
+        run.stopReason === "interrupted" ? 1 : 0,
+        run.tokens ?? null,
+        run.costUsd ?? null,
+        run.toolCostUnits ?? null,
+        run.runId,
+      );
   }
 
   async threadRecords(threadId: string) {
@@ -221,10 +294,25 @@ export class SqliteStorage implements Storage {
     return { runs, toolCalls, steps, decisions };
   }
 
-  async summary(): Promise<RecordsSummary> {
-    const runs = this.statements.get("SELECT stop_reason, steps, resumed FROM opspilot_runs").all() as Row[];
-    const calls = this.statements.get("SELECT outcome FROM opspilot_tool_calls").all() as Row[];
-    return summarize(runs, calls);
+  async prune(before: number): Promise<PruneReport> {
+    return pruneSqlite(this.db, before);
+  }
+
+  async recordsPage(query: RecordsQuery): Promise<RecordsPage> {
+    return readRecordsPage(
+      { read: async (sql, params) => this.statements.get(sql).all(...params) as Row[], insertionOrder: "rowid" },
+      query,
+    );
+  }
+
+  async summary(window: SummaryWindow): Promise<RecordsSummary> {
+    const read = (sql: string, ...params: number[]) => this.statements.get(sql).all(...params) as Row[];
+    return summarize(window, {
+      runs: read(SUMMARY_SQL.runs, window.since, window.until),
+      steps: read(SUMMARY_SQL.steps, window.since, window.until),
+      calls: read(SUMMARY_SQL.calls, window.since, window.until),
+      waiting: read(SUMMARY_SQL.waiting),
+    });
   }
 
   async close(): Promise<void> {

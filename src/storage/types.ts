@@ -1,6 +1,9 @@
 import type { Observation, ErrorCode } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
+import type { RecordsSummary } from "../contracts/records.js";
+import type { RecordsPage, RecordsQuery } from "./records-page.js";
+import type { Pruner } from "./prune.js";
 
 /** A write call's journal entry (design §2.6). */
 export interface JournalEntry {
@@ -43,6 +46,8 @@ export interface Recorder {
     inputTokens: number;
     outputTokens: number;
     toolCalls: number;
+    /** Dollars this step's model call cost, from the configured prices (0 without prices). */
+    costUsd: number;
   }): Promise<void>;
   recordToolCall(call: {
     runId: string;
@@ -50,6 +55,8 @@ export interface Recorder {
     callId: string;
     tool: string;
     argsDigest: string;
+    /** The args as a readable, masked line (`service=payment-service, environment=prod`); NULL when absent. */
+    argsSummary?: string;
     outcome: CallRecordOutcome;
     errorCode?: ErrorCode;
     durationMs: number;
@@ -74,18 +81,41 @@ export interface Recorder {
     steps: number;
     durationMs: number;
     resumed: boolean;
+    /** Tokens the run spent so far (across its pauses); kept as recorded before when absent. */
+    tokens?: number;
+    /** Dollars the run spent so far; kept as recorded before when absent. */
+    costUsd?: number;
+    /** Cost units its tools spent so far (tools declaring `costUnits`); kept as recorded before when absent. */
+    toolCostUnits?: number;
   }): Promise<void>;
 }
 
-/** Aggregates over the records. */
-export interface RecordsSummary {
+/** What one user spent on one UTC day, across every process sharing the database (quotas). */
+export interface DailyUsage {
+  /** Runs started. */
   runs: number;
-  averageSteps: number;
-  toolCalls: number;
-  toolFailureRate: number;
-  stopReasons: Record<string, number>;
-  resumedAndFinished: number;
+  /** Tokens spent by model calls. */
+  tokens: number;
+  /** Dollars spent by model calls, from the configured prices. */
+  costUsd: number;
 }
+
+/** The limits each run was started with, so a resume or a recovery, from any process, keeps them. */
+export interface RunLimitsStore {
+  /** Keeps `limits` (a JSON object) for the run; a second call for the same run replaces them. */
+  saveRunLimits(threadId: string, runId: string, limits: Record<string, unknown>): Promise<void>;
+  /** The limits the run was started with; undefined when it was started without any. */
+  runLimits(runId: string): Promise<Record<string, unknown> | undefined>;
+}
+
+/** Per-user daily usage, counted as runs start and steps are recorded. */
+export interface UsageStore {
+  /** What `userId` spent on `day` (`YYYY-MM-DD`, UTC); zeros when nothing was recorded. */
+  usageOn(userId: string, day: string): Promise<DailyUsage>;
+}
+
+/** Aggregates over the records (the shape `/api/records/summary` serves). */
+export type { RecordsSummary } from "../contracts/records.js";
 
 /** Thread ownership, event log and run leases: what the runtime needs beside checkpoints. */
 export interface ThreadStore {
@@ -107,7 +137,7 @@ export interface ThreadStore {
 }
 
 /** Everything opspilot stores beside LangGraph's checkpoints. */
-export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore {
+export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, Pruner {
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;
@@ -115,6 +145,9 @@ export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStor
     steps: Array<Record<string, unknown>>;
     decisions: Array<Record<string, unknown>>;
   }>;
-  summary(): Promise<RecordsSummary>;
+  /** One page of records (whole runs, oldest first) of a thread or of a window, for paging and export. */
+  recordsPage(query: RecordsQuery): Promise<RecordsPage>;
+  /** Aggregates over the runs started within the window (epoch milliseconds, `until` exclusive). */
+  summary(window: { since: number; until: number }): Promise<RecordsSummary>;
   close(): Promise<void>;
 }

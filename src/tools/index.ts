@@ -6,6 +6,8 @@ import { createSearchDocsTool, type DocsSearch } from "./search-docs.js";
 import { createSearchLogsTool } from "./search-logs.js";
 import { createSearchResourceTool } from "./search-resource.js";
 import type { ToolDefinition } from "./types.js";
+import { createReadResultTool } from "./read-result.js";
+import type { ResultStore } from "../storage/types.js";
 
 export { OpsStore, type OpsStoreOptions } from "./demo-ops/store.js";
 export {
@@ -31,4 +33,12 @@ export function createDemoTools(store: OpsStore, docs: DocsSearch = store): Tool
     createRestartServiceTool(store),
     createRollbackDeployTool(store),
   ];
+}
+
+/**
+ * The tools every app has, demo tools or not: `read_result` pages the stored results of the
+ * thread's own calls (design §2.7).
+ */
+export function createThreadTools(results: Pick<ResultStore, "getResult">): ToolDefinition[] {
+  return [createReadResultTool(results)];
 }

@@ -21,6 +21,8 @@ export interface ToolContext {
   callId: string;
   /** Who asked. */
   user: RunUser;
+  /** The cap on this call's observation text; a tool that pages (`read_result`) sizes its page to fit. */
+  observationMaxChars?: number;
 }
 
 /**
@@ -84,10 +86,22 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   idempotent?: boolean;
   /** Calls allowed per minute, checked before the call reaches the tool (`rate_limited`). */
   rateLimit?: ToolRateLimit;
+  /**
+   * What one call costs in the tool's own units (a paid API's credits, a ticket system's
+   * quota): each attempt that reaches the tool spends them, summed per run in the records.
+   */
+  costUnits?: number;
   /** Tools the model is pointed to when this one fails (only those the user may call and that are up). */
   fallback?: readonly string[];
   /** Where the tool comes from; MCP tools name their server, built-in tools leave it out. */
   source?: { server?: string };
+  /**
+   * The key facts of a successful result for working memory (design §2.10): a few short
+   * lines (counts, ids, codes, states) that stay with the thread after the result itself no
+   * longer fits a request. Deterministic and cheap; it receives the result masked. Tools
+   * without one (MCP tools) get the default: counts, scalar fields and code-like ids.
+   */
+  summarize?(result: unknown): string[];
   /** Does the work. Throw `ToolError` for a classified failure. */
   run(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
 }

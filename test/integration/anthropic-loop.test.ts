@@ -148,7 +148,7 @@ describe("the loop through ChatAnthropic and a strict local Messages API server"
     for (const request of server.requests) {
       expect(request.body.stream).toBe(true);
       expect(typeof request.body.system).toBe("string");
-      expect(request.body.tools).toHaveLength(6);
+      expect(request.body.tools).toHaveLength(7);
       expect(request.headers["x-api-key"]).toBe("sk-ant-test");
     }
 

@@ -37,15 +37,31 @@ describe("API access with OPSPILOT_API_TOKENS", () => {
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
   });
 
-  it("shows the records summary over every thread to an admin only", async () => {
+  it("shows the records summary over every thread to admins and viewers only", async () => {
     const denied = await alice.request("GET", "/api/records/summary");
     expect(denied.status).toBe(403);
     expect(await denied.json()).toEqual({
-      error: { code: "forbidden", message: "Only an admin may read the records summary." },
+      error: { code: "forbidden", message: "Only an admin or a viewer may read the records summary." },
     });
-    const allowed = await new ApiClient(server.url, "admin-token-0004").request("GET", "/api/records/summary");
-    expect(allowed.status).toBe(200);
-    expect(await allowed.json()).toMatchObject({ runs: expect.any(Number), stopReasons: expect.any(Object) });
+    for (const token of ["admin-token-0004", "viewer-token-0003"]) {
+      const allowed = await new ApiClient(server.url, token).request(
+        "GET",
+        "/api/records/summary?since=2026-01-01&until=2026-01-03T00:00:00Z",
+      );
+      expect(allowed.status).toBe(200);
+      expect(await allowed.json()).toMatchObject({
+        since: "2026-01-01T00:00:00.000Z",
+        until: "2026-01-03T00:00:00.000Z",
+        runs: 0,
+        days: [{ day: "2026-01-01" }, { day: "2026-01-02" }],
+      });
+    }
+    const admin = new ApiClient(server.url, "admin-token-0004");
+    for (const query of ["since=yesterday", "since=2026-01-03&until=2026-01-01", "until=2026-13-45"]) {
+      const refused = await admin.request("GET", `/api/records/summary?${query}`);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { code: "invalid_request" } });
+    }
   });
 
   it("hides a thread from every user but its creator", async () => {

@@ -170,7 +170,7 @@ describe("the limits from the environment", () => {
       expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
       const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer scrape-token-0003" } });
       expect(scraped.status).toBe(200);
-      expect(await scraped.text()).toContain("# TYPE opspilot_runs_total counter");
+      expect(await scraped.text()).toContain("# TYPE opspilot_runs_started_total counter");
       const alice = new ApiClient(server.url, "alice-token-0001");
       expect((await alice.request("POST", "/api/threads")).status).toBe(201);
       expect((await alice.request("POST", "/api/threads")).status).toBe(429);

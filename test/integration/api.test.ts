@@ -130,13 +130,15 @@ describe("the HTTP API over the demo model", () => {
     expect(records.decisions).toMatchObject([{ call_id: logsCall, action: "approve" }]);
     const summary = await call(client, "GET", "/api/records/summary");
     expect(summary.status).toBe(200);
-    expect(summary.body).toEqual({
+    expect(summary.body).toMatchObject({
       runs: 1,
       averageSteps: 3,
       toolCalls: 3,
       toolFailureRate: 0,
       stopReasons: { final_answer: 1 },
       resumedAndFinished: 1,
+      pauses: { paused: 1, resumedAndFinished: 1, resumedAndStopped: 0, cancelled: 0, waiting: 0, resumeFinishRate: 1 },
+      waitingPauses: [],
     });
   });
 

@@ -168,7 +168,7 @@ describe("decision flags", () => {
       command: "ask",
       question: "hi there",
       user: { id: "alice", role: "viewer" },
-      maxSteps: 3,
+      limits: { maxSteps: 3 },
     });
     expect(() => parseCliArgs(["ask", "--max-steps", "0", "hi"])).toThrow(
       "--max-steps must be an integer from 1 to 100",

@@ -81,7 +81,7 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(out).toContain("⏸ Waiting for you (params_required): search_logs");
     expect(out).toContain("      needs environment: ");
     expect(out).toContain("      allowed values: prod | staging");
-    expect(out).toMatch(/■ stop: interrupted · 2 steps · \d+ ms\n {2}thread: [0-9a-f-]{36}\n/);
+    expect(out).toMatch(/■ stop: interrupted · 2 steps · \d+ ms · [\d,]+ tokens\n {2}thread: [0-9a-f-]{36}\n/);
     expect(out).toContain(
       `To answer, run one of:\n  npm run ask -- --thread ${seedThread} --param environment=prod\n  npm run ask -- --thread ${seedThread} --param environment=staging\n`,
     );
@@ -97,7 +97,7 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(result.stdout).toMatch(/✓ \[3\] search_logs · \d+ match\(es\) \(\d+ ms\)/);
     expect(result.stdout).toContain("PAY-5031");
     expect(result.stdout).toContain("RB-003");
-    expect(result.stdout).toMatch(/■ stop: final_answer · 3 steps · \d+ ms\n {2}thread: /);
+    expect(result.stdout).toMatch(/■ stop: final_answer · 3 steps · \d+ ms · [\d,]+ tokens\n {2}thread: /);
     expect(threadOf(result.stdout)).toBe(seedThread);
     expect(result.stdout).not.toContain("Waiting for you");
     expect((await threadView(seedThread)).status).toBe("idle");

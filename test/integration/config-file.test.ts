@@ -59,7 +59,7 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
     );
     expectOneLine(
       first!,
-      `opspilot: ${unknownKey}: mcpServer: unknown key (expected one of: $schema, mcpServers, tools, runbooks, demo) [config_invalid]`,
+      `opspilot: ${unknownKey}: mcpServer: unknown key (expected one of: $schema, mcpServers, tools, runbooks, demo, profiles) [config_invalid]`,
     );
     expectOneLine(
       second!,
@@ -100,6 +100,7 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
       "search_docs      read                low   any             -            5 s      30/min, 5/min per user  -            built-in  available",
       "restart_service  write (idempotent)  high  operator,admin  environment  10 s     -                       -            built-in  available",
       "rollback_deploy  write               high  admin           environment  10 s     -                       -            built-in  available",
+      "read_result      read                low   any             -            5 s      -                       -            built-in  available",
     ]);
   });
 
@@ -135,6 +136,15 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
           source: { tool: "search_docs" },
           available: true,
         },
+        {
+          name: "read_result",
+          description: expect.any(String),
+          ...open,
+          rateLimit: null,
+          fallback: [],
+          source: { tool: "read_result" },
+          available: true,
+        },
       ]);
 
       const admin = await new ApiClient(server.url, "admin-token-0002").request("GET", "/api/tools");
@@ -145,6 +155,7 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
         "search_docs",
         "restart_service",
         "rollback_deploy",
+        "read_result",
       ]);
       expect(adminTools[1]).toEqual({
         name: "search_logs",

@@ -175,6 +175,7 @@ describe("an MCP server over Streamable HTTP", () => {
       answerMessage("It answered late."),
     ]);
     expect(app.app.registry.names()).toEqual([
+      "read_result",
       "api__open_ticket",
       "api__slow_lookup",
       "api__ping",

@@ -101,7 +101,7 @@ describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () 
 
     expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200, 200]);
     expect(server.requests.every((request) => request.violation === undefined)).toBe(true);
-    expect(server.requests.every((request) => request.body.tools?.length === 6)).toBe(true);
+    expect(server.requests.every((request) => request.body.tools?.length === 7)).toBe(true);
     const last = server.requests.at(-1)!;
     expect(
       toolMessages(last)

@@ -132,6 +132,7 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
         inputTokens: 100,
         outputTokens: 20,
         toolCalls: 2,
+        costUsd: 0.0004,
       });
       await storage.recordToolCall({
         runId: "run-1",
@@ -139,6 +140,7 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
         callId: "c2",
         tool: "search_logs",
         argsDigest: "d2",
+        argsSummary: "service=payment-service",
         outcome: "error",
         errorCode: "timeout",
         durationMs: 50,
@@ -196,6 +198,7 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
           outcome: "error",
           error_code: "timeout",
           duration_ms: 50,
+          args_summary: "service=payment-service",
         },
         {
           thread_id: "t1",
@@ -206,10 +209,19 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
           outcome: "ok",
           error_code: null,
           duration_ms: 7,
+          args_summary: null,
         },
       ]);
       expect(steps).toEqual([
-        { run_id: "run-1", step: 1, latency_ms: 12, input_tokens: 100, output_tokens: 20, tool_calls: 2 },
+        {
+          run_id: "run-1",
+          step: 1,
+          latency_ms: 12,
+          input_tokens: 100,
+          output_tokens: 20,
+          tool_calls: 2,
+          cost_usd: 0.0004,
+        },
       ]);
       expect(decisions).toMatchObject([
         {
@@ -223,13 +235,15 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
           role: "admin",
         },
       ]);
-      expect(await storage.summary()).toEqual({
-        runs: 2,
-        averageSteps: 1.5,
+      // run-1 still waits in its pause; run-2 paused, was resumed and finished.
+      expect(await storage.summary({ since: 1_700_000_000_000, until: 1_700_000_003_000 })).toMatchObject({
+        runs: 1,
+        averageSteps: 2,
         toolCalls: 2,
         toolFailureRate: 0.5,
-        stopReasons: { interrupted: 1, final_answer: 1 },
+        stopReasons: { final_answer: 1 },
         resumedAndFinished: 1,
+        pauses: { paused: 2, resumedAndFinished: 1, waiting: 1, resumeFinishRate: 0.5 },
       });
     } finally {
       await records.close();

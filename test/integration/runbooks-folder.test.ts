@@ -59,7 +59,7 @@ async function searchResults(opened: App): Promise<Array<Record<string, unknown>
 describe("a runbooks folder named in the config file", () => {
   it("backs search_docs alone when the demo is off", async () => {
     app = await openWithConfig({ demo: false });
-    expect(app.registry.names()).toEqual(["search_docs"]);
+    expect(app.registry.names()).toEqual(["search_docs", "read_result"]);
     const results = await searchResults(app);
     expect(results.map((hit) => [hit.path, hit.heading])).toEqual([["payments/db-pool.md", "Mitigation"]]);
   });

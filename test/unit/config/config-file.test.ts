@@ -26,7 +26,7 @@ describe("the config file", () => {
 
   it("is optional: without OPSPILOT_CONFIG the demo tools run with no servers and no policies", () => {
     expect(loadConfig(undefined, {})).toBe(DEFAULT_CONFIG);
-    expect(DEFAULT_CONFIG).toEqual({ mcpServers: {}, tools: {}, demo: true });
+    expect(DEFAULT_CONFIG).toEqual({ mcpServers: {}, tools: {}, demo: true, profiles: {} });
   });
 
   it("fills ${VAR} in every string value from the environment it is given, and $${ stays literal", () => {
@@ -55,6 +55,7 @@ describe("the config file", () => {
       tools: {},
       runbooks: "/srv/ops/runbooks",
       demo: true,
+      profiles: {},
     });
   });
 
@@ -71,7 +72,7 @@ describe("the config file", () => {
 
   it("reports each kind of mistake as one line naming the key path and the problem", () => {
     expect(problem({ tool: {} })).toBe(
-      "opspilot.config.json: tool: unknown key (expected one of: $schema, mcpServers, tools, runbooks, demo)",
+      "opspilot.config.json: tool: unknown key (expected one of: $schema, mcpServers, tools, runbooks, demo, profiles)",
     );
     expect(problem({ tools: { "a[b": { enabled: false } } })).toBe(
       'opspilot.config.json: tools."a[b": must be a tool name or a glob using * and ?',

@@ -199,7 +199,7 @@ describe("execute_tools", () => {
       ["read_a", "ok", null],
       ["explode", "error", "internal"],
     ]);
-    const summary = await harness.storage.summary();
+    const summary = await harness.storage.summary({ since: 0, until: Date.now() + 1 });
     expect(summary).toMatchObject({
       runs: 1,
       averageSteps: 2,

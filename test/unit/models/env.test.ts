@@ -24,6 +24,8 @@ describe("loadEnv", () => {
       PORT: 8787,
       OPSPILOT_RATE_LIMIT_PER_MINUTE: 60,
       OPSPILOT_LOG_LEVEL: "info",
+      OPSPILOT_PRICE_INPUT_PER_MTOK: 0,
+      OPSPILOT_PRICE_OUTPUT_PER_MTOK: 0,
     });
   });
 
@@ -82,6 +84,10 @@ describe("loadEnv", () => {
     [
       { OPENAI_BASE_URL: "api.openai.com" },
       "Invalid environment: OPENAI_BASE_URL must be an http(s) URL such as https://api.openai.com/v1.",
+    ],
+    [
+      { ANTHROPIC_BASE_URL: "api.anthropic.com" },
+      "Invalid environment: ANTHROPIC_BASE_URL must be an http(s) URL such as https://api.anthropic.com.",
     ],
     [{ DATABASE_URL: "mysql://x" }, "Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL."],
     [

@@ -16,7 +16,7 @@ describe("/metrics", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/plain");
     const text = await response.text();
-    expect(text).toContain('opspilot_runs_total{stop_reason="final_answer"} 1');
+    expect(text).toContain('opspilot_runs_finished_total{stop_reason="final_answer"} 1');
     expect(text).toContain('opspilot_tool_calls_total{tool="read_a",outcome="ok"} 1');
     expect(text).toContain('opspilot_tool_calls_total{tool="explode",outcome="internal"} 1');
     expect(text).toContain("opspilot_run_steps_sum 2");
