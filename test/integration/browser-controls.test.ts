@@ -1,32 +1,16 @@
-import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser } from "playwright-core";
+import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 import { leaveUnfinished } from "../fixtures/unfinished-thread.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (CI installs Debian's chromium)`);
-
 describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
   let browser: Browser;
   const servers: TestServer[] = [];
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
+    browser = await launchChromium(["--disable-quic"]);
   });
   afterAll(async () => {
     await browser?.close();

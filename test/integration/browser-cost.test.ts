@@ -1,15 +1,14 @@
-import { existsSync } from "node:fs";
 import { AIMessage } from "@langchain/core/messages";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser } from "playwright-core";
+import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScriptedChatModel } from "../../src/models/scripted-model.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const usage = { input_tokens: 1_000, output_tokens: 200, total_tokens: 1_200 };
 
-describe.skipIf(!existsSync(CHROMIUM))("what a run spent, on the page", () => {
+describe.skipIf(!hasChromium)("what a run spent, on the page", () => {
   let server: TestServer;
   let browser: Browser;
   beforeAll(async () => {
@@ -27,10 +26,7 @@ describe.skipIf(!existsSync(CHROMIUM))("what a run spent, on the page", () => {
       tools: () => testTools(),
       env: { OPSPILOT_PRICE_INPUT_PER_MTOK: "2", OPSPILOT_PRICE_OUTPUT_PER_MTOK: "8" },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

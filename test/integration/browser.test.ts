@@ -1,14 +1,12 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
+import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (CI installs Debian's chromium)`);
 
 /** What the page shows of a thread, independent of how it was drawn (live or from history). */
 function transcriptOf(page: Page) {
@@ -28,19 +26,7 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
+    browser = await launchChromium(["--disable-quic"]);
   });
   afterAll(async () => {
     await browser?.close();

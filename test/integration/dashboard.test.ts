@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
+import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
@@ -13,7 +14,6 @@ import { currentRolesOf, type ServerAuth } from "../../src/server/auth.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { seedWeekOfRecords, type SeededFigures } from "../fixtures/seed-records.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
 const DAY_MS = 86_400_000;
 const VIEWER_TOKEN = "viewer-token-dashboard-0001";
@@ -24,8 +24,6 @@ const AUTH: ServerAuth = {
     [OPERATOR_TOKEN, { id: "otto", role: "operator" }],
   ]),
 };
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard tests skipped: ${CHROMIUM} is missing (CI installs Debian's chromium)`);
 
 /** The window the page asks for: the `days` UTC days ending today. */
 function lastDays(days: number, now = Date.now()): { since: string; until: string } {
@@ -101,18 +99,7 @@ describe.skipIf(!hasChromium)("the dashboard in headless Chromium", () => {
       logger: { error() {} },
     });
     summary = await summaryOf(server.url, 7);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
