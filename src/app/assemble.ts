@@ -5,15 +5,12 @@ import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
 import { compileGraph, type OpsPilotGraph } from "../graph/graph.js";
-import type { RunOptionsInput } from "../graph/config.js";
 import { createChatModel } from "../models/provider.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { CancellationRegistry } from "../service/cancellation.js";
 import type { Runtime } from "../service/runtime.js";
-import { createRuntime } from "../service/create-runtime.js";
-import type { RunEvent } from "../contracts/events.js";
-import type { CurrentRoles } from "../contracts/user.js";
-import { consoleLogger, type Logger } from "../service/logger.js";
+import { createRuntime, type RuntimeSettings } from "../service/create-runtime.js";
+import { consoleLogger } from "../service/logger.js";
 import { openPostgres } from "../storage/open-postgres.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
@@ -25,11 +22,12 @@ import { builtInTools, openRunbooks, startRunbooks } from "./runbooks.js";
 import { healthReport, type HealthReport } from "./health.js";
 import { buildToolRegistry, connectToolSources, startToolSources } from "./tool-catalog.js";
 import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
-import type { LimitPolicy } from "../graph/limits.js";
-import type { DailyQuotas } from "../service/quotas.js";
 
-/** How to assemble opspilot; everything defaults to the environment. */
-export interface AppOptions {
+/** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
+export interface AppOptions extends Pick<
+  RuntimeSettings,
+  "defaults" | "onEvent" | "logger" | "shutdownGraceMs" | "currentRoles"
+> {
   /** Validated settings (read from the environment when omitted). */
   env?: Env;
   /** SQLite file (with `DATABASE_URL`, only the demo dataset's); overrides `OPSPILOT_DB`. */
@@ -50,16 +48,6 @@ export interface AppOptions {
    * from the config (`openApp` waits for the first index, `createApp` does not).
    */
   runbooks?: RunbookSource;
-  /** Default run options. */
-  defaults?: RunOptionsInput;
-  /** Sees every event of every run (metrics). */
-  onEvent?: (event: RunEvent) => void;
-  /** Receives unexpected run failures (stderr by default). */
-  logger?: Logger;
-  /** On close, how long running runs may go on before they are cancelled (0 by default). */
-  shutdownGraceMs?: number;
-  /** The roles each user id holds now (the server's token table); resumes check the thread owner's against it. */
-  currentRoles?: CurrentRoles;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -89,8 +77,8 @@ interface Backend {
   close(): Promise<void>;
 }
 
-/** The parts the loop is wired from, whatever hosts it. */
-export interface LoopParts {
+/** The parts the loop is wired from, whatever hosts it, and how its runtime behaves. */
+export interface LoopParts extends RuntimeSettings {
   /** Chat model (demo, OpenAI-compatible, or scripted in tests and benchmarks). */
   model: BaseChatModel;
   /** The tools the model may call. */
@@ -99,20 +87,6 @@ export interface LoopParts {
   storage: Storage;
   /** Checkpoints shared by every process serving these threads. */
   checkpointer: BaseCheckpointSaver;
-  /** Default run options. */
-  defaults?: RunOptionsInput;
-  /** Ceilings of a run's own limits and the profiles it may pick (none by default). */
-  limits?: LimitPolicy;
-  /** What each user may spend per UTC day (unlimited by default). */
-  quotas?: DailyQuotas;
-  /** Sees every event of every run (metrics). */
-  onEvent?: (event: RunEvent) => void;
-  /** Receives unexpected run failures (stderr by default). */
-  logger?: Logger;
-  /** On close, how long running runs may go on before they are cancelled (0 by default). */
-  shutdownGraceMs?: number;
-  /** The roles each user id holds now (the server's token table); resumes check the thread owner's against it. */
-  currentRoles?: CurrentRoles;
   /** The model's context window (the demo model's when omitted): every request is built to fit it. */
   contextBudget?: ContextBudget;
 }

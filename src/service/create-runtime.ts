@@ -44,15 +44,8 @@ import { toMessageView } from "./message-views.js";
 import { makeArgsView } from "./args-view.js";
 import type { MessageView } from "./runtime.js";
 
-/** What the runtime drives. */
-export interface RuntimeDeps {
-  /** The graph compiled with a checkpointer shared by every process that serves these threads. */
-  graph: OpsPilotGraph;
-  /** The same tools the graph was built with (resume values are checked against them). */
-  registry: ToolRegistry;
-  storage: Storage;
-  /** Must be the registry the graph was built with, so cancels reach its nodes. */
-  cancellations: CancellationRegistry;
+/** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
+export interface RuntimeSettings {
   /** Defaults for every run's options. */
   defaults?: RunOptionsInput;
   /** Ceilings a run's own limits may not pass, and the profiles it may pick (none by default). */
@@ -70,6 +63,17 @@ export interface RuntimeDeps {
    * what the thread's owner may do today; without it only the answering user's role is checked.
    */
   currentRoles?: CurrentRoles;
+}
+
+/** What the runtime drives, and how. */
+export interface RuntimeDeps extends RuntimeSettings {
+  /** The graph compiled with a checkpointer shared by every process that serves these threads. */
+  graph: OpsPilotGraph;
+  /** The same tools the graph was built with (resume values are checked against them). */
+  registry: ToolRegistry;
+  storage: Storage;
+  /** Must be the registry the graph was built with, so cancels reach its nodes. */
+  cancellations: CancellationRegistry;
 }
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
