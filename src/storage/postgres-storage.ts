@@ -16,6 +16,7 @@ import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from
 import { utcDay } from "./usage-day.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
+import { decisionValues } from "./decision-row.js";
 
 type Row = Record<string, unknown>;
 
@@ -274,18 +275,7 @@ export class PostgresStorage implements Storage {
          interrupt_id = EXCLUDED.interrupt_id, action = EXCLUDED.action, args_hash_before = EXCLUDED.args_hash_before,
          args_hash_after = EXCLUDED.args_hash_after, message = EXCLUDED.message, decided_at = EXCLUDED.decided_at,
          user_id = EXCLUDED.user_id, role = EXCLUDED.role, seq = DEFAULT`,
-      [
-        decision.threadId,
-        decision.callId,
-        decision.interruptId,
-        decision.action,
-        decision.argsHashBefore,
-        decision.argsHashAfter ?? null,
-        decision.message ?? null,
-        Date.now(),
-        decision.userId,
-        decision.role,
-      ],
+      decisionValues(decision, Date.now()),
     );
   }
 

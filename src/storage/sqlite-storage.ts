@@ -11,6 +11,7 @@ import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from
 import { utcDay } from "./usage-day.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
+import { decisionValues } from "./decision-row.js";
 
 type Row = Record<string, unknown>;
 
@@ -243,18 +244,7 @@ export class SqliteStorage implements Storage {
       .get(
         "INSERT OR REPLACE INTO opspilot_decisions (thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(
-        decision.threadId,
-        decision.callId,
-        decision.interruptId,
-        decision.action,
-        decision.argsHashBefore,
-        decision.argsHashAfter ?? null,
-        decision.message ?? null,
-        Date.now(),
-        decision.userId,
-        decision.role,
-      );
+      .run(...decisionValues(decision, Date.now()));
   }
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
