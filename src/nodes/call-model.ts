@@ -9,6 +9,7 @@ import { InvariantViolationError } from "../contracts/errors.js";
 import { checkPairing, pairingHolds, proposedCalls } from "../graph/pairing.js";
 import { newRunInfo, runEnd, startsNewRun } from "../graph/run-info.js";
 import { repairAbandonedCalls } from "../graph/abandoned-calls.js";
+import { recordClosedCalls } from "../graph/closed-calls.js";
 import { cancelledStop, modelFailureMessage } from "../graph/stop-message.js";
 import { exposedTools } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -59,6 +60,16 @@ export function makeCallModel(deps: CallModelDeps) {
     if (!pairingHolds(report))
       throw new InvariantViolationError(`Pairing violated before a model call: ${JSON.stringify(report)}`);
     const repaired = repair?.update ?? [];
+    if (repair) {
+      // The abandoned calls belong to the run that proposed them (when its bookkeeping survived); each gets its record.
+      await recordClosedCalls(deps.recorder, {
+        runId: state.run?.runId ?? run.runId,
+        threadId,
+        history: state.messages,
+        closing: repair.update,
+        batch: state.batch,
+      });
+    }
 
     const step = run.steps + 1;
     // A tool whose server is down is not offered this step; the prompt says so, so the model can tell the user.

@@ -125,5 +125,9 @@ describe("a run abandoned outside the runtime", () => {
     expect(shape(messages)).toEqual(["human", "ai:read_a", "tool:read_a:cancelled", "human", "ai"]);
     expect(String(messages[3]!.content)).toBe("second");
     expect(harness.violations).toEqual([]);
+    const { toolCalls } = await harness.storage.threadRecords("abandoned");
+    expect(toolCalls.map((call) => [call.call_id, call.tool, call.outcome, call.error_code])).toEqual([
+      ["c1", "read_a", "cancelled", "cancelled"],
+    ]);
   });
 });
