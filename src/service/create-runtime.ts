@@ -1,32 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { HumanMessage } from "@langchain/core/messages";
-import { Command, type StateSnapshot } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
-import { RunOptionsSchema, recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
-import {
-  limitsOf,
-  OPEN_LIMIT_POLICY,
-  resolveRunLimits,
-  withinCeilings,
-  type LimitPolicy,
-  type RunOptionsRequest,
-} from "../graph/limits.js";
-import type { RunLimits } from "../contracts/limits.js";
+import { recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
+import { limitsOf, OPEN_LIMIT_POLICY, type LimitPolicy, type RunOptionsRequest } from "../graph/limits.js";
 import { checkQuotas, type DailyQuotas, type QuotaEntry } from "./quotas.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CurrentRoles, RunUser } from "../contracts/user.js";
-import {
-  NotPausedError,
-  NothingToRecoverError,
-  PermissionDeniedError,
-  ResumeRejectedError,
-  ThreadBusyError,
-  ThreadNotFoundError,
-  ThreadPausedError,
-  ThreadUnfinishedError,
-} from "../contracts/errors.js";
+import { ThreadBusyError, ThreadNotFoundError } from "../contracts/errors.js";
+import { planRecover, planResume, planStart, type Planner, type RunPlan } from "./run-plans.js";
+import { runOptionsFor } from "./run-options.js";
+import { threadView } from "./thread-view.js";
 import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./runtime.js";
 import { CancellationRegistry } from "./cancellation.js";
 import { consoleLogger, type Logger } from "./logger.js";
@@ -34,15 +18,11 @@ import { driveRun } from "./drive-run.js";
 import { EventChannel } from "./event-channel.js";
 import type { RunEvent } from "../contracts/events.js";
 import { maskValue } from "../execution/sanitize.js";
-import { applyResume, pendingInterrupt, threadStanding } from "../graph/pause.js";
-import { startsNewRun } from "../graph/run-info.js";
 import { endPause } from "./end-pause.js";
 import { exportRecords } from "./records-export.js";
 import { holdForRun, tryLease } from "./lease.js";
 import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
-import { toMessageView } from "./message-views.js";
 import { makeArgsView } from "./args-view.js";
-import type { MessageView } from "./runtime.js";
 
 /** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
 export interface RuntimeSettings {
@@ -83,19 +63,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const viewArgs = makeArgsView(deps.registry);
   const active = new Map<string, Promise<unknown>>();
   const policy = deps.limits ?? OPEN_LIMIT_POLICY;
-  /**
-   * A run's options: the defaults, the limits it `kept` from its start (held under today's
-   * ceilings), its profile, then its own values; a limit it asks for above its ceiling throws.
-   */
-  const optionsFor = (user: RunUser, request: RunOptionsRequest = {}, kept: RunLimits = {}) => {
-    const { profile, ...given } = request;
-    const asked = resolveRunLimits(policy, { ...given, profile });
-    const limits = { ...withinCeilings(kept, policy), ...asked };
-    return {
-      asked,
-      options: RunOptionsSchema.parse({ ...deps.defaults, ...given, ...limits, userId: user.id, role: user.role }),
-    };
-  };
+  const optionsFor = runOptionsFor({ policy, defaults: deps.defaults });
 
   async function checkOwner(threadId: string, user: RunUser) {
     const owner = await storage.threadOwner(threadId);
@@ -107,9 +75,6 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return graph.getState({ configurable: { thread_id: threadId } });
   }
 
-  /** What a run starts from, decided from the thread's state read under its lease. */
-  type Plan = { runId: string; input: { messages: HumanMessage[] } | Command | null };
-
   /**
    * Takes the thread's lease, then reads its state and lets `plan` check it: deciding on a
    * state read before the lease would let two processes both act on the same pause.
@@ -120,7 +85,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     runOptions?: RunOptionsRequest;
     /** Whether the run is new (counts against the runs quota) or continues one. */
     entry: QuotaEntry;
-    plan: (snapshot: StateSnapshot) => Plan;
+    plan: Planner;
   }) {
     const { threadId } = options;
     await checkOwner(threadId, options.user);
@@ -130,7 +95,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     await checkQuotas({ usage: storage, quotas: deps.quotas ?? {}, userId: options.user.id, entry: options.entry });
     const lease = await tryLease(storage, threadId);
     if (!lease) throw new ThreadBusyError(threadId);
-    let plan: Plan;
+    let plan: RunPlan;
     let seen: Set<string>;
     try {
       const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
@@ -192,15 +157,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user: request.user,
         runOptions: request.options,
         entry: "start",
-        plan: (snapshot) => {
-          const standing = threadStanding(snapshot).kind;
-          if (standing === "paused") throw new ThreadPausedError(request.threadId);
-          if (standing === "unfinished") throw new ThreadUnfinishedError(request.threadId);
-          return {
-            runId: randomUUID(),
-            input: { messages: [new HumanMessage({ id: randomUUID(), content: request.message })] },
-          };
-        },
+        plan: planStart(request.threadId, request.message),
       });
     },
 
@@ -210,22 +167,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user: request.user,
         runOptions: request.options,
         entry: "continue",
-        plan: (snapshot) => {
-          const state = snapshot.values as AgentStateType;
-          if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(request.threadId);
-          // checkOwner has made sure the answering user is the thread's owner.
-          const ownerRoles = deps.currentRoles?.(request.user.id);
-          const outcome = applyResume(state.batch, request.resume, {
-            registry: deps.registry,
-            answerer: request.user,
-            ...(ownerRoles ? { owner: { id: request.user.id, roles: ownerRoles } } : {}),
-          });
-          if (!outcome.ok)
-            throw outcome.code === "permission_denied"
-              ? new PermissionDeniedError(outcome.error)
-              : new ResumeRejectedError(outcome.error);
-          return { runId: state.run?.runId ?? randomUUID(), input: new Command({ resume: request.resume }) };
-        },
+        plan: planResume({
+          threadId: request.threadId,
+          resume: request.resume,
+          user: request.user,
+          registry: deps.registry,
+          currentRoles: deps.currentRoles,
+        }),
       });
     },
 
@@ -234,13 +182,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         threadId,
         user,
         entry: "continue",
-        plan: (snapshot) => {
-          if (threadStanding(snapshot).kind !== "unfinished") throw new NothingToRecoverError(threadId);
-          const state = snapshot.values as AgentStateType;
-          // A process that died before the model saw the new message had not started its run yet.
-          const started = state.run !== null && !startsNewRun(state.messages);
-          return { runId: started ? state.run!.runId : randomUUID(), input: null };
-        },
+        plan: planRecover(threadId),
       });
     },
 
@@ -252,21 +194,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
     async getThread(threadId, user): Promise<ThreadView> {
       const snapshot = await ownedSnapshot(threadId, user);
-      const state = snapshot.values as Partial<AgentStateType>;
-      const standing = threadStanding(snapshot);
-      const interrupt = standing.kind === "paused" ? standing.interrupt : undefined;
       const running = (await storage.leaseHolder(threadId)) !== undefined;
-      const messages = (state.messages ?? [])
-        .map((message) => toMessageView(message, viewArgs))
-        .filter((view): view is MessageView => view !== undefined);
-      const unfinished = !running && standing.kind === "unfinished";
-      return {
-        threadId,
-        status: running ? "running" : interrupt ? "interrupted" : "idle",
-        messages,
-        ...(interrupt && !running ? { interrupt } : {}),
-        ...(unfinished ? { unfinished } : {}),
-      };
+      return threadView({ threadId, snapshot, running, viewArgs });
     },
 
     async getResult(threadId, user, callId) {
