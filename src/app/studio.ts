@@ -1,7 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions, recursionLimitFor } from "../graph/config.js";
 import type { OpsPilotGraph } from "../graph/graph.js";
-import { checkCeilings, limitsOf } from "../graph/limits.js";
+import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
 import { hostedGraph, type HostedGraph } from "./assemble.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
@@ -22,8 +22,8 @@ function sharedGraph(): HostedGraph {
 }
 
 /**
- * A graph factory over `hosted`: each run gets the environment's limits and prices as defaults
- * (its context and configurable win) and LangGraph's recursion limit from its `maxSteps`, so the
+ * A graph factory over `hosted`: each run gets the environment's limits and prices as defaults,
+ * then the limits of the profile its context names (its context and configurable win) and LangGraph's recursion limit from its `maxSteps`, so the
  * step guard always stops first. A limit above the environment's ceiling fails the run with
  * `limit_above_ceiling` before it starts. Other invalid options bind nothing here; the run itself
  * rejects them with the validation message.
@@ -34,14 +34,17 @@ export function studioGraphFactory(hosted: () => HostedGraph) {
     const context = (runtime.executionRuntime?.context ?? {}) as Record<string, unknown>;
     const configurable = (config.configurable ?? {}) as Record<string, unknown>;
     checkCeilings(limitsOf({ ...configurable, ...context }), limits.policy);
+    // A profile named in the context (Studio's form) or configurable sets limits the run's own values override.
+    const profile = [context.profile, configurable.profile].find((value): value is string => typeof value === "string");
+    const bound = { ...limits.defaults, ...(profile ? resolveRunLimits(limits.policy, { profile }) : {}) };
     let recursionLimit: number;
     try {
-      const options = readRunOptions({ configurable: { ...limits.defaults, ...configurable }, context });
+      const options = readRunOptions({ configurable: { ...bound, ...configurable }, context });
       recursionLimit = recursionLimitFor(options);
     } catch {
-      return base.withConfig({ configurable: { ...limits.defaults } });
+      return base.withConfig({ configurable: bound });
     }
-    return base.withConfig({ recursionLimit, configurable: { ...limits.defaults } });
+    return base.withConfig({ recursionLimit, configurable: bound });
   };
 }
 

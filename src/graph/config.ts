@@ -54,6 +54,11 @@ export const RunOptionsSchema = z.object({
     .describe("Dollars a run may spend before budget_exhausted (needs prices)"),
   inputPricePerMillion: z.number().min(0).default(0).describe("USD per million input tokens, for the cost budget"),
   outputPricePerMillion: z.number().min(0).default(0).describe("USD per million output tokens, for the cost budget"),
+  profile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("A named profile of the config file (e.g. quick, investigate, change); the limits set here win over it"),
   stepTools: z
     .array(z.string())
     .optional()

@@ -28,7 +28,7 @@ describe("the graph LangGraph Studio runs, under the environment's limits", () =
   let backend: SqliteBackend | undefined;
   afterEach(() => backend?.close());
 
-  function factory(env: Record<string, string>) {
+  function factory(env: Record<string, string>, profiles: Record<string, Record<string, number>> = {}) {
     backend = openSqlite(":memory:");
     const graph = compileGraph(
       {
@@ -38,7 +38,7 @@ describe("the graph LangGraph Studio runs, under the environment's limits", () =
       },
       new MemorySaver(),
     );
-    const limits = serverRunLimits(loadEnv(env), { profiles: {} });
+    const limits = serverRunLimits(loadEnv(env), { profiles });
     return studioGraphFactory(() => ({ graph, limits }));
   }
 
@@ -83,5 +83,19 @@ describe("the graph LangGraph Studio runs, under the environment's limits", () =
     expect(() => make({ configurable: { tokenBudget: 9_000 } })).toThrow(
       "tokenBudget 9000 is above the server's ceiling of 5000 (OPSPILOT_TOKEN_BUDGET); a run may only tighten it.",
     );
+  });
+
+  it("applies a profile named in Studio's context, under the run's own limits, and refuses an unknown one", async () => {
+    const make = factory({ OPSPILOT_MAX_STEPS: "6" }, { quick: { maxSteps: 1 }, investigate: { maxSteps: 4 } });
+    const quick = await runOn(make({}, { executionRuntime: { context: { profile: "quick" } } }), "t5");
+    expect(quick.stop?.reason).toBe("max_steps");
+    expect(quick.run?.steps).toBe(2);
+    const tightened = await runOn(
+      make({}, { executionRuntime: { context: { profile: "investigate", maxSteps: 2 } } }),
+      "t6",
+      { maxSteps: 2 },
+    );
+    expect(tightened.run?.steps).toBe(3);
+    expect(() => make({}, { executionRuntime: { context: { profile: "nightly" } } })).toThrow(/nightly/);
   });
 });
