@@ -55,8 +55,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   let announced = false;
   const announce = async () => {
     if (announced) return;
+    // The wait is best effort: a state that cannot be read is the run's error to report, not this one's.
+    if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
     announced = true;
-    if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId);
     await emit({ type: "run_started", resumed: resuming });
   };
   if (!newMessageId) await announce();
