@@ -1,8 +1,8 @@
 import { LOG_SPECS, type LogSpec } from "./log-specs.js";
 import type { LogRecord } from "./types.js";
 
-/** Seeded PRNG (mulberry32): the same seed always yields the same dataset. */
-function mulberry32(seed: number): () => number {
+/** Seeded PRNG (mulberry32): the same seed always yields the same numbers (the dataset, the soak's cases). */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
