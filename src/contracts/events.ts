@@ -75,3 +75,22 @@ export type RunEventBody = RunEvent extends infer E
     ? Omit<E, "threadId" | "runId" | "seq">
     : never
   : never;
+
+/**
+ * A fragment of the answer the model is writing, sent live while the model streams.
+ * Deltas are not recorded and carry no `seq`: `GET /events?after=` never replays them,
+ * and the complete `assistant_message` (recorded, with its `seq`) supersedes them.
+ */
+export const AssistantDeltaSchema = z.object({
+  type: z.literal("assistant_delta"),
+  threadId: z.string(),
+  runId: z.string(),
+  step: z.number().int().positive().describe("The model turn the text belongs to (same count as `model.step`)"),
+  text: z.string().describe("The next fragment of the turn's text; append it to the previous ones"),
+});
+
+/** One live answer fragment. */
+export type AssistantDelta = z.infer<typeof AssistantDeltaSchema>;
+
+/** What a run's live stream yields: the recorded events and, between them, answer fragments. */
+export type StreamEvent = RunEvent | AssistantDelta;
