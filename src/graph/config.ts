@@ -113,9 +113,10 @@ const PARSED_OPTIONS_KEPT = 256;
 const parsedOptions = new Map<string, RunOptions>();
 
 /**
- * LangGraph's recursion limit for a run with these options: one step is at most five
- * supersteps (call_model, guard_calls, validate_calls, review_calls, execute_tools), plus a
- * deferred review per step and finish_run, so the guard's `max_steps` always fires first.
+ * LangGraph's recursion limit for a run with these options: one step is at most three
+ * supersteps (call_model with its guard and validation, review_calls, execute_tools), plus a
+ * deferred review per step and finish_run; the margin kept from when a step took five keeps
+ * the guard's `max_steps` well ahead of it.
  */
 export function recursionLimitFor(options: Pick<RunOptions, "maxSteps">): number {
   return (options.maxSteps + 2) * 6 + 10;

@@ -39,6 +39,12 @@ export interface GraphDeps {
 
 type Node = (state: AgentStateType, config: LangGraphRunnableConfig) => AgentStateUpdate | Promise<AgentStateUpdate>;
 
+/** The state a routing function or a stage sees: this task's small channels applied, its messages appended. */
+function applied(state: AgentStateType, update: AgentStateUpdate): AgentStateType {
+  const added = (update.messages ?? []) as AgentStateType["messages"];
+  return { ...state, ...update, messages: [...state.messages, ...added], memory: state.memory } as AgentStateType;
+}
+
 /**
  * A node that also picks the next one: the routing function sees the state with this
  * node's small channels applied. Routing inside the node's own `Command` spares LangGraph
@@ -47,20 +53,39 @@ type Node = (state: AgentStateType, config: LangGraphRunnableConfig) => AgentSta
 function routed<Next extends string>(node: Node, route: (state: AgentStateType) => Next) {
   return async (state: AgentStateType, config: LangGraphRunnableConfig) => {
     const update = await node(state, config);
-    return new Command({ update, goto: route({ ...state, ...update, messages: state.messages } as AgentStateType) });
+    return new Command({ update, goto: route(applied(state, update)) });
+  };
+}
+
+/**
+ * `call_model` followed, in the same task, by the pure stages `guard_calls` and
+ * `validate_calls` when the reply proposes calls: each stage sees the state with what came
+ * before it applied, and the `Command` goes straight to the node that acts next. One
+ * superstep, so one checkpoint, holds the reply, the guard's verdict and the planned batch.
+ */
+function modelTurn(callModel: Node, guardCalls: Node, validateCalls: Node) {
+  return async (state: AgentStateType, config: LangGraphRunnableConfig) => {
+    let update = await callModel(state, config);
+    let next: string = routeAfterModel(applied(state, update));
+    if (next === "guard_calls") {
+      update = { ...update, ...(await guardCalls(applied(state, update), config)) };
+      next = routeAfterGuard(applied(state, update));
+    }
+    if (next === "validate_calls") {
+      update = { ...update, ...(await validateCalls(applied(state, update), config)) };
+      next = routeAfterValidate(applied(state, update));
+    }
+    return new Command({ update, goto: next });
   };
 }
 
 /** The uncompiled graph of design §1. */
 export function buildGraph(deps: GraphDeps) {
   const cancellations = deps.cancellations ?? noCancelSignals;
+  const callModel = makeCallModel({ ...deps, cancellations, recorder: deps.storage });
   return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
-    .addNode("call_model", routed(makeCallModel({ ...deps, cancellations, recorder: deps.storage }), routeAfterModel), {
-      ends: ["guard_calls", "finish_run", END],
-    })
-    .addNode("guard_calls", routed(makeGuardCalls(deps), routeAfterGuard), { ends: ["validate_calls", "finish_run"] })
-    .addNode("validate_calls", routed(makeValidateCalls(deps), routeAfterValidate), {
-      ends: ["execute_tools", "review_calls"],
+    .addNode("call_model", modelTurn(callModel, makeGuardCalls(deps), makeValidateCalls(deps)), {
+      ends: ["execute_tools", "review_calls", "finish_run", END],
     })
     .addNode("review_calls", makeReviewCalls({ registry: deps.registry, recorder: deps.storage }))
     .addNode("execute_tools", routed(makeExecuteTools({ ...deps, cancellations }), routeAfterExecute), {

@@ -2,19 +2,19 @@ import { END } from "@langchain/langgraph";
 import type { AgentStateType } from "./state.js";
 import { waitingCalls } from "./pause.js";
 
-/** After `call_model`: tool calls go to the guard; an answer or a failed model call ends; a cancel finishes. */
+/** After `call_model`'s reply: tool calls go to the guard stage; an answer or a failed model call ends; a cancel finishes. */
 export function routeAfterModel(state: AgentStateType): "guard_calls" | "finish_run" | typeof END {
   if (state.stop?.reason === "cancelled") return "finish_run";
   if (state.stop) return END;
   return "guard_calls";
 }
 
-/** After `guard_calls`: a hit limit finishes the run, otherwise the calls are validated. */
+/** After the `guard_calls` stage: a hit limit finishes the run, otherwise the calls are validated. */
 export function routeAfterGuard(state: AgentStateType): "validate_calls" | "finish_run" {
   return state.stop ? "finish_run" : "validate_calls";
 }
 
-/** After `validate_calls`: run what can run first (so its results are recorded before a pause), else pause. */
+/** After the `validate_calls` stage: run what can run first (so its results are recorded before a pause), else pause. */
 export function routeAfterValidate(state: AgentStateType): "execute_tools" | "review_calls" {
   const runnable = (state.batch?.calls ?? []).some((call) => call.status === "ready" || call.status === "failed");
   return runnable || waitingCalls(state.batch).length === 0 ? "execute_tools" : "review_calls";

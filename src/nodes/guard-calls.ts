@@ -6,7 +6,7 @@ import { lastAssistant, proposedCalls } from "../graph/pairing.js";
 import { limitStop } from "../graph/stop-message.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
-/** `guard_calls`: deterministic stop rules over the run's counters and the calls just proposed. */
+/** `guard_calls`, a stage of `call_model`'s step: deterministic stop rules over the run's counters and the calls just proposed. */
 export function makeGuardCalls(deps: { registry: ToolRegistry }) {
   return function guardCalls(state: AgentStateType, config: RunnableConfig): AgentStateUpdate {
     const options = readRunOptions(config);

@@ -7,7 +7,7 @@ import { limitWrites, planCall } from "../graph/validation.js";
 import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
-/** `validate_calls`: decides every proposed call's status; pure, no side effects. */
+/** `validate_calls`, a stage of `call_model`'s step after the guard: decides every proposed call's status; pure, no side effects. */
 export function makeValidateCalls(deps: { registry: ToolRegistry }) {
   return function validateCalls(state: AgentStateType, config: RunnableConfig): AgentStateUpdate {
     const options = readRunOptions(config);
