@@ -123,6 +123,10 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       runEnd({ runId, steps, startedAt: started, resumed, ...spent }, stopReason, started + durationMs),
     );
   }
+  // Still under the lease: the superseded checkpoints of this run go, the latest (and any pause in it) stays.
+  await storage
+    .compactThread(threadId)
+    .catch((error: unknown) => options.logger.error(`could not compact thread ${threadId}`, error));
   await options.beforeFinish();
   const figures = spent ? { tokens: spent.tokens, costUsd: spent.costUsd } : {};
   await emit({ type: "run_finished", stopReason, steps, durationMs, paused: resumed, ...figures });

@@ -9,7 +9,7 @@ import { SqliteStorage } from "./sqlite-storage.js";
 export interface SqliteBackend {
   /** The shared connection. */
   db: Database;
-  /** LangGraph's official SQLite checkpointer, storing channel values per version, on that connection. */
+  /** LangGraph's official SQLite checkpointer, storing channel values per version and each thread's latest checkpoint only, on that connection. */
   checkpointer: ChannelSqliteSaver;
   /** opspilot's own tables on that connection. */
   storage: SqliteStorage;
@@ -24,7 +24,7 @@ export function openSqlite(path: string): SqliteBackend {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("synchronous = NORMAL");
-  const checkpointer = new ChannelSqliteSaver(db);
+  const checkpointer = new ChannelSqliteSaver(db, { latestOnly: true });
   const storage = new SqliteStorage(db);
   return { db, checkpointer, storage, close: () => db.close() };
 }

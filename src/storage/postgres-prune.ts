@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type PruneReport } from "./prune.js";
+import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { utcDay } from "./usage-day.js";
 
 /** The latest checkpoint of each thread and namespace (`PostgresSaver`'s tables): its time and whether a pause waits in it. */
@@ -95,6 +95,43 @@ export async function prunePostgres(pool: pg.Pool, before: number): Promise<Prun
       const params: unknown[] = !sql.includes("$1") ? [] : counted === "checkpoints" ? [cutoff] : [before];
       report[counted] += (await client.query(sql, params)).rowCount ?? 0;
     }
+    await client.query("COMMIT");
+    return report;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** What compacting a thread (`$1`) removes, in order (see `Pruner.compactThread`). */
+const COMPACT_THREAD: ReadonlyArray<[keyof CompactReport, string]> = [
+  [
+    "checkpoints",
+    `DELETE FROM checkpoints c WHERE c.thread_id = $1 AND c.checkpoint_id < (SELECT MAX(m.checkpoint_id)
+       FROM checkpoints m WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns)`,
+  ],
+  [
+    "writes",
+    `DELETE FROM checkpoint_writes w WHERE w.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM checkpoints c
+       WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`,
+  ],
+  [
+    "blobs",
+    `DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM checkpoints c,
+       jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = b.thread_id
+       AND c.checkpoint_ns = b.checkpoint_ns AND v.key = b.channel AND v.value = b.version)`,
+  ],
+];
+
+/** Compacts one thread of `PostgresSaver`'s tables in one transaction (see `Pruner.compactThread`). */
+export async function compactPostgresThread(pool: pg.Pool, threadId: string): Promise<CompactReport> {
+  const report: CompactReport = { checkpoints: 0, writes: 0, blobs: 0 };
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    for (const [counted, sql] of COMPACT_THREAD) report[counted] += (await client.query(sql, [threadId])).rowCount ?? 0;
     await client.query("COMMIT");
     return report;
   } catch (error) {

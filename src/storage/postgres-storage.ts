@@ -8,8 +8,8 @@ import {
   type RecordsPage,
   type RecordsQuery,
 } from "./records-page.js";
-import { prunePostgres } from "./postgres-prune.js";
-import type { PruneReport } from "./prune.js";
+import { compactPostgresThread, prunePostgres } from "./postgres-prune.js";
+import type { CompactReport, PruneReport } from "./prune.js";
 import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
@@ -316,6 +316,10 @@ export class PostgresStorage implements Storage {
 
   async prune(before: number): Promise<PruneReport> {
     return prunePostgres(this.pool, before);
+  }
+
+  async compactThread(threadId: string): Promise<CompactReport> {
+    return compactPostgresThread(this.pool, threadId);
   }
 
   async recordsPage(query: RecordsQuery): Promise<RecordsPage> {

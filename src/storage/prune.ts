@@ -23,6 +23,22 @@ export interface Pruner {
    * thread is older and no pause waits in it; a waiting run's records are kept too.
    */
   prune(before: number): Promise<PruneReport>;
+  /**
+   * Drops what a thread's current state no longer needs, once its run has ended or paused:
+   * every checkpoint but the latest of each namespace, the pending writes of the dropped
+   * ones and the channel values only they referred to, in one transaction. The latest
+   * checkpoint, its pending writes (a waiting pause, the saved writes of a step a crash
+   * interrupted) and its values stay, so the thread reads, resumes and recovers as before;
+   * what is lost is time travel to the thread's earlier checkpoints.
+   */
+  compactThread(threadId: string): Promise<CompactReport>;
+}
+
+/** What compacting one thread removed, row counts by table. */
+export interface CompactReport {
+  checkpoints: number;
+  writes: number;
+  blobs: number;
 }
 
 /** The channel LangGraph writes a pending interrupt to: a thread whose latest checkpoint has one is paused. */

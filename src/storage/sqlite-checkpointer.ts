@@ -1,32 +1,70 @@
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import type { Checkpoint, CheckpointMetadata, CheckpointTuple, ChannelVersions } from "@langchain/langgraph-checkpoint";
+import {
+  WRITES_IDX_MAP,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type ChannelVersions,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Database } from "better-sqlite3";
 import { StatementCache } from "./statement-cache.js";
+import { decompressed } from "./blob-codec.js";
 
 const BLOBS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_checkpoint_blobs (
   thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, channel TEXT NOT NULL, version TEXT NOT NULL,
   type TEXT NOT NULL, value BLOB, PRIMARY KEY (thread_id, checkpoint_ns, channel, version));`;
 
-const KNOWN_KEYS_LIMIT = 100_000;
+/** Threads whose stored channel versions a saver remembers; the others ask the database. */
+const THREADS_REMEMBERED = 256;
+
+/** How a `ChannelSqliteSaver` keeps a thread's checkpoints. */
+export interface ChannelSqliteSaverOptions {
+  /**
+   * Keep only each thread's latest checkpoint: every put removes, in its transaction, the
+   * older checkpoints of its namespace, their pending writes and the values only they
+   * referred to, so a thread's size follows its state, not its history. The latest
+   * checkpoint and its pending writes (a pause, a crashed step's saved writes) are all that
+   * reading, resuming and recovering a thread need; time travel to earlier checkpoints is
+   * what goes. Off by default: the full history, as `SqliteSaver` keeps it.
+   */
+  latestOnly?: boolean;
+}
+
+const [OPEN_BRACKET, COMMA, CLOSE_BRACKET] = [0x5b, 0x2c, 0x5d];
+
+/** Reads of a thread's latest checkpoint before one is returned even if a newer save or a compaction removed it meanwhile. */
+const READ_ATTEMPTS = 3;
 
 /**
  * LangGraph's official SQLite checkpointer, storing each channel's value once per version
  * (as the official PostgreSQL checkpointer does) instead of the whole state in every
  * checkpoint. A step that only changes small channels then writes only those, so the
  * cost of a checkpoint no longer grows with the conversation. Checkpoints written by
- * the plain `SqliteSaver` (values inline) still load unchanged.
+ * the plain `SqliteSaver` (values inline) still load unchanged. See `latestOnly` for
+ * keeping each thread's state without its history.
  */
 export class ChannelSqliteSaver extends SqliteSaver {
-  private readonly knownKeys = new Set<string>();
+  /**
+   * The version of each channel known to be stored, for the threads written most recently
+   * (a bounded number, so a process serving many threads keeps no memory per thread).
+   */
+  private readonly storedVersions = new Map<string, Map<string, string>>();
+
+  /** Serialized bytes of list items already stored, by item object (see `dumpsList`). */
+  private readonly itemBytes = new WeakMap<object, Uint8Array>();
 
   private readonly statements: StatementCache;
 
-  constructor(db: Database) {
+  private readonly latestOnly: boolean;
+
+  constructor(db: Database, options: ChannelSqliteSaverOptions = {}) {
     super(db);
     db.exec(BLOBS_SCHEMA);
     this.statements = new StatementCache(db);
+    this.latestOnly = options.latestOnly ?? false;
   }
 
   override async put(
@@ -38,15 +76,21 @@ export class ChannelSqliteSaver extends SqliteSaver {
     const threadId = config.configurable?.thread_id as string;
     const namespace = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const rows: unknown[][] = [];
+    const stored = this.storedVersionsOf(threadId, namespace);
     for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
       const version = checkpoint.channel_versions[channel];
       if (version === undefined) continue;
-      const key = `${threadId}\u0000${namespace}\u0000${channel}\u0000${String(version)}`;
-      if (!(channel in newVersions) && (this.knownKeys.has(key) || this.hasBlob(threadId, namespace, channel, version)))
+      if (
+        !(channel in newVersions) &&
+        (stored.get(channel) === String(version) || this.hasBlob(threadId, namespace, channel, version))
+      ) {
+        stored.set(channel, String(version));
         continue;
-      const [type, serialized] = await this.serde.dumpsTyped(value);
+      }
+      const [type, serialized] = Array.isArray(value)
+        ? await this.dumpsList(value)
+        : await this.serde.dumpsTyped(value);
       rows.push([threadId, namespace, channel, String(version), type, serialized]);
-      this.remember(key);
     }
     // The checkpoint row as SqliteSaver.put writes it, values left out, in one transaction with its blobs.
     this.setup();
@@ -59,6 +103,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     const insertCheckpoint = this.statements.get(
       "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
+    const superseded = this.supersededBy(threadId, namespace, checkpoint, newVersions, parentId);
     this.db.transaction(() => {
       rows.forEach((row) => insertBlob.run(...row));
       insertCheckpoint.run(
@@ -70,13 +115,81 @@ export class ChannelSqliteSaver extends SqliteSaver {
         serializedCheckpoint,
         serializedMetadata,
       );
+      superseded();
     })();
+    // Known to be stored once the transaction has committed.
+    for (const row of rows) stored.set(row[2] as string, row[3] as string);
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
+  /**
+   * What a put removes in its transaction. The parent's pending writes are folded into the
+   * new checkpoint, so nothing reads them again. With `latestOnly`, the older checkpoints of
+   * the namespace and the older versions of the channels this put wrote go too.
+   */
+  private supersededBy(
+    threadId: string,
+    namespace: string,
+    checkpoint: Checkpoint,
+    newVersions: ChannelVersions,
+    parentId: string | undefined,
+  ): () => void {
+    if (!this.latestOnly) {
+      if (parentId === undefined) return () => undefined;
+      const dropWrites = this.statements.get(
+        "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+      );
+      return () => dropWrites.run(threadId, namespace, parentId);
+    }
+    const dropCheckpoints = this.statements.get(
+      "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?",
+    );
+    const dropWrites = this.statements.get(
+      "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?",
+    );
+    const dropValues = this.statements.get(
+      "DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND CAST(version AS INTEGER) < ?",
+    );
+    // Versions are counters (LangGraph's default); other kinds of versions are left to `compactThread`.
+    const rewritten = Object.keys(newVersions)
+      .map((channel) => [channel, checkpoint.channel_versions[channel]] as const)
+      .filter((entry): entry is readonly [string, number] => typeof entry[1] === "number");
+    return () => {
+      // Checkpoint ids (uuid6) sort by time: an older put arriving late never removes a newer checkpoint.
+      dropCheckpoints.run(threadId, namespace, checkpoint.id);
+      dropWrites.run(threadId, namespace, checkpoint.id);
+      for (const [channel, version] of rewritten) dropValues.run(threadId, namespace, channel, version);
+    };
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    // SqliteSaver.putWrites, with its statements prepared once.
+    this.setup();
+    const { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId } = config.configurable ?? {};
+    if (!threadId) throw new Error("Missing thread_id field in config.configurable.");
+    if (!checkpointId) throw new Error("Missing checkpoint_id field in config.configurable.");
+    const allSpecial = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const insert = this.statements.get(
+      `INSERT ${allSpecial ? "OR REPLACE" : "OR IGNORE"} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const rows = await Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, serialized] = await this.serde.dumpsTyped(value);
+        return [threadId, namespace, checkpointId, taskId, WRITES_IDX_MAP[channel] ?? idx, channel, type, serialized];
+      }),
+    );
+    this.db.transaction(() => rows.forEach((row) => insert.run(...row)))();
+  }
+
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    const tuple = await super.getTuple(config);
-    return tuple ? this.withValues(tuple) : undefined;
+    for (let attempt = 1; ; attempt++) {
+      const tuple = await super.getTuple(config);
+      if (!tuple) return undefined;
+      const loaded = await this.withValues(tuple);
+      // A newer checkpoint saved (or the thread compacted) while this one was being read: it is gone, read the new latest.
+      if (config.configurable?.checkpoint_id !== undefined || attempt >= READ_ATTEMPTS || this.stillSaved(loaded))
+        return loaded;
+    }
   }
 
   override async *list(
@@ -89,7 +202,8 @@ export class ChannelSqliteSaver extends SqliteSaver {
   override async deleteThread(threadId: string): Promise<void> {
     await super.deleteThread(threadId);
     this.statements.get("DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ?").run(threadId);
-    this.knownKeys.clear();
+    for (const key of this.storedVersions.keys())
+      if (key.startsWith(`${threadId}\u0000`)) this.storedVersions.delete(key);
   }
 
   private async withValues(tuple: CheckpointTuple): Promise<CheckpointTuple> {
@@ -103,9 +217,50 @@ export class ChannelSqliteSaver extends SqliteSaver {
       if (channel in values) continue;
       const row = select.get(threadId, namespace, channel, String(version)) as
         { type: string; value: Uint8Array } | undefined;
-      if (row) values[channel] = await this.serde.loadsTyped(row.type, row.value);
+      if (row) values[channel] = await this.serde.loadsTyped(...decompressed(row.type, row.value));
     }
     return { ...tuple, checkpoint: { ...tuple.checkpoint, channel_values: values } };
+  }
+
+  /**
+   * A list (the messages) serialized as the serializer would, from each item's bytes, kept
+   * per item object: a list that grew by two messages costs two messages, not the thread.
+   * Items in the state are never changed in place (LangGraph's reducer replaces a message by id).
+   */
+  private async dumpsList(list: unknown[]): Promise<[string, Uint8Array]> {
+    const parts: Uint8Array[] = [];
+    for (const item of list) {
+      let bytes = typeof item === "object" && item !== null ? this.itemBytes.get(item) : undefined;
+      if (!bytes) {
+        const [type, serialized] = await this.serde.dumpsTyped(item);
+        // Only JSON composes item by item; anything else is serialized whole.
+        if (type !== "json") return this.serde.dumpsTyped(list);
+        bytes = serialized;
+        if (typeof item === "object" && item !== null) this.itemBytes.set(item, bytes);
+      }
+      parts.push(bytes);
+    }
+    const joined = new Uint8Array(
+      2 + parts.reduce((sum, part) => sum + part.byteLength, 0) + Math.max(0, parts.length - 1),
+    );
+    joined[0] = OPEN_BRACKET;
+    let offset = 1;
+    parts.forEach((part, i) => {
+      if (i > 0) joined[offset++] = COMMA;
+      joined.set(part, offset);
+      offset += part.byteLength;
+    });
+    joined[offset] = CLOSE_BRACKET;
+    return ["json", joined];
+  }
+
+  private stillSaved(tuple: CheckpointTuple): boolean {
+    const { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: id } = tuple.config.configurable ?? {};
+    return (
+      this.statements
+        .get("SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?")
+        .get(threadId, namespace ?? "", id) !== undefined
+    );
   }
 
   private hasBlob(threadId: string, namespace: string, channel: string, version: string | number): boolean {
@@ -118,8 +273,14 @@ export class ChannelSqliteSaver extends SqliteSaver {
     );
   }
 
-  private remember(key: string): void {
-    if (this.knownKeys.size >= KNOWN_KEYS_LIMIT) this.knownKeys.clear();
-    this.knownKeys.add(key);
+  /** The stored versions of a thread's channels, made the most recently used (the least recently used thread goes). */
+  private storedVersionsOf(threadId: string, namespace: string): Map<string, string> {
+    const key = `${threadId}\u0000${namespace}`;
+    const versions = this.storedVersions.get(key) ?? new Map<string, string>();
+    this.storedVersions.delete(key);
+    this.storedVersions.set(key, versions);
+    if (this.storedVersions.size > THREADS_REMEMBERED)
+      this.storedVersions.delete(this.storedVersions.keys().next().value as string);
+    return versions;
   }
 }

@@ -1,6 +1,7 @@
 import type { Database } from "better-sqlite3";
-import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type PruneReport } from "./prune.js";
+import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { utcDay } from "./usage-day.js";
+import { compressed, COMPRESS_MIN_BYTES } from "./blob-codec.js";
 
 type Row = Record<string, unknown>;
 
@@ -96,4 +97,50 @@ function pruneRecords(run: (sql: string, ...params: unknown[]) => number, before
        WHERE e.thread_id = opspilot_events.thread_id)`,
     before,
   );
+}
+
+/**
+ * Compacts one thread (see `Pruner.compactThread`) in one write transaction: a reader that
+ * loaded a dropped checkpoint notices and reads the latest again (`ChannelSqliteSaver`).
+ */
+export function compactSqliteThread(db: Database, threadId: string): CompactReport {
+  const hasCheckpoints = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writes'").get();
+  if (!hasCheckpoints) return { checkpoints: 0, writes: 0, blobs: 0 };
+  const run = (sql: string) => db.prepare(sql).run({ threadId }).changes;
+  return db
+    .transaction(() => {
+      const report = {
+        checkpoints: run(
+          `DELETE FROM checkpoints WHERE thread_id = :threadId AND checkpoint_id < (SELECT MAX(m.checkpoint_id) FROM checkpoints m
+           WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)`,
+        ),
+        writes: run(
+          `DELETE FROM writes WHERE thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
+           AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`,
+        ),
+        blobs: run(
+          `DELETE FROM opspilot_checkpoint_blobs AS b WHERE b.thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c,
+           json_each(json_extract(CAST(c.checkpoint AS TEXT), '$.channel_versions')) v WHERE c.thread_id = :threadId
+           AND c.checkpoint_ns = b.checkpoint_ns AND c.type = 'json' AND v.key = b.channel AND CAST(v.value AS TEXT) = b.version)`,
+        ),
+      };
+      compressKeptValues(db, threadId);
+      return report;
+    })
+    .immediate();
+}
+
+/** Compresses the channel values the thread keeps: they are read once per run, and rewritten only when they change. */
+function compressKeptValues(db: Database, threadId: string): void {
+  const long = db
+    .prepare(
+      `SELECT rowid, type, value FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND length(value) >= ${COMPRESS_MIN_BYTES}
+         AND type NOT LIKE '%+br'`,
+    )
+    .all(threadId) as Array<{ rowid: number; type: string; value: Uint8Array }>;
+  const update = db.prepare("UPDATE opspilot_checkpoint_blobs SET type = ?, value = ? WHERE rowid = ?");
+  for (const row of long) {
+    const packed = compressed(row.type, row.value);
+    if (packed) update.run(packed.type, packed.value, row.rowid);
+  }
 }

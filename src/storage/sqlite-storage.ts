@@ -1,10 +1,12 @@
 import type { Database } from "better-sqlite3";
 import { StatementCache } from "./statement-cache.js";
+import { packText, unpackText } from "./blob-codec.js";
+import { eventFromRow, storedEventBody } from "./event-row.js";
 import { addMissingColumns, SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "./summary.js";
 import { readRecordsPage, type RecordsPage, type RecordsQuery } from "./records-page.js";
-import { pruneSqlite } from "./sqlite-prune.js";
-import type { PruneReport } from "./prune.js";
+import { compactSqliteThread, pruneSqlite } from "./sqlite-prune.js";
+import type { CompactReport, PruneReport } from "./prune.js";
 import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
@@ -68,14 +70,15 @@ export class SqliteStorage implements Storage {
   async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
     this.statements
       .get("INSERT OR REPLACE INTO opspilot_results VALUES (?, ?, ?, ?, ?)")
-      .run(threadId, callId, tool, JSON.stringify(raw ?? null), Date.now());
+      .run(threadId, callId, tool, packText(JSON.stringify(raw ?? null)), Date.now());
   }
 
   async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
     const row = this.statements
       .get("SELECT tool, raw FROM opspilot_results WHERE thread_id = ? AND call_id = ?")
       .get(threadId, callId) as Row | undefined;
-    return row ? { tool: row.tool as string, raw: JSON.parse(row.raw as string) } : undefined;
+    // A long result is stored compressed (a BLOB), a short one as JSON text.
+    return row ? { tool: row.tool as string, raw: JSON.parse(unpackText(row.raw as string | Uint8Array)) } : undefined;
   }
 
   async appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent> {
@@ -86,7 +89,7 @@ export class SqliteStorage implements Storage {
       const event = { ...body, threadId, runId, seq: (row.seq as number) + 1 } as RunEvent;
       this.statements
         .get("INSERT INTO opspilot_events VALUES (?, ?, ?, ?, ?, ?)")
-        .run(threadId, event.seq, runId, event.type, JSON.stringify(event), Date.now());
+        .run(threadId, event.seq, runId, event.type, storedEventBody(event), Date.now());
       return event;
     });
     return append.immediate();
@@ -94,9 +97,11 @@ export class SqliteStorage implements Storage {
 
   async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {
     const rows = this.statements
-      .get("SELECT body FROM opspilot_events WHERE thread_id = ? AND seq > ? ORDER BY seq")
+      .get(
+        "SELECT thread_id, run_id, seq, type, body FROM opspilot_events WHERE thread_id = ? AND seq > ? ORDER BY seq",
+      )
       .all(threadId, afterSeq) as Row[];
-    return rows.map((row) => JSON.parse(row.body as string) as RunEvent);
+    return rows.map(eventFromRow);
   }
 
   async acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean> {
@@ -286,6 +291,10 @@ export class SqliteStorage implements Storage {
 
   async prune(before: number): Promise<PruneReport> {
     return pruneSqlite(this.db, before);
+  }
+
+  async compactThread(threadId: string): Promise<CompactReport> {
+    return compactSqliteThread(this.db, threadId);
   }
 
   async recordsPage(query: RecordsQuery): Promise<RecordsPage> {
