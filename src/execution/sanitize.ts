@@ -30,8 +30,18 @@ export function readRestNote(callId: string, offset: number): string {
  * with the call's id, the note of a cut result says how to page it with `read_result`, from
  * the character where the preview (a start of the result's JSON text) ends.
  */
-export function boundObservation(observation: Observation, maxChars: number, callId?: string): BoundedObservation {
-  const masked = maskValue(observation) as Observation;
+export function boundObservation(
+  observation: Observation,
+  maxChars: number,
+  callId?: string,
+  /** Whether the observation's `data` is masked already (the executor masks each result once). */
+  dataMasked = false,
+): BoundedObservation {
+  const masked = (
+    dataMasked && observation.ok
+      ? { ...(maskValue({ ...observation, data: null }) as Observation), data: observation.data }
+      : maskValue(observation)
+  ) as Observation;
   const whole = JSON.stringify(masked);
   if (whole.length <= maxChars) return { content: whole, observation: masked, truncated: false };
   const text = masked.ok ? (JSON.stringify(masked.data) ?? "null") : masked.message;

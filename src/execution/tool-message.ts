@@ -15,6 +15,12 @@ export function toolMessage(options: {
   durationMs: number;
   attempts: number;
   maxChars: number;
+  /** How a person answered the pause the call waited in, if it did. */
+  decision?: CallDecision;
+  /** The args the call ran with (kept on the artifact only with an approving or editing `decision`). */
+  args?: Record<string, unknown>;
+  /** Whether the observation's `data` is masked already, so it is not masked again. */
+  dataMasked?: boolean;
 }): ToolMessage {
   const { source, fetchedAt, ...outcome } = options.observation;
   const enveloped = {
@@ -22,7 +28,7 @@ export function toolMessage(options: {
     source: source ?? { tool: options.tool },
     fetchedAt: fetchedAt ?? new Date().toISOString(),
   } as Observation;
-  const bounded = boundObservation(enveloped, options.maxChars, options.callId);
+  const bounded = boundObservation(enveloped, options.maxChars, options.callId, options.dataMasked);
   const meta: ObservationMeta = {
     ok: bounded.observation.ok,
     ...(bounded.observation.ok ? {} : { errorCode: bounded.observation.errorCode }),

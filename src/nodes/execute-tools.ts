@@ -82,7 +82,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
     for (const call of due.filter((c) => !reads.includes(c))) outcomes.set(call.callId, await execute(call));
 
     const messages: ToolMessage[] = [];
-    // Masked once: the stored result and the memory's facts both come from it.
+    // Masked once: the message's data, the stored result and the memory's facts all come from it.
     const masked = new Map<string, unknown>();
     const remembered: MemoryEntry[] = [];
     const turn = currentTurnOf(state.messages);
@@ -102,7 +102,10 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
         };
       }
       const { observation } = outcome;
-      if (observation.ok) masked.set(call.callId, maskValue(outcome.raw));
+      // The data the model reads and the raw result stored are usually the same value: masked once for both.
+      const maskedData = observation.ok ? maskValue(observation.data) : undefined;
+      if (observation.ok)
+        masked.set(call.callId, outcome.raw === observation.data ? maskedData : maskValue(outcome.raw));
       remembered.push(
         memoryEntry({
           turn,
@@ -118,7 +121,8 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
         toolMessage({
           callId: call.callId,
           tool: call.tool,
-          observation,
+          observation: observation.ok ? { ...observation, data: maskedData } : observation,
+          dataMasked: observation.ok,
           durationMs: outcome.durationMs,
           attempts: outcome.attempts,
           maxChars: options.observationMaxChars,
