@@ -17,6 +17,27 @@ export const ModelStepSchema = z.object({
 /** One model turn's figures. */
 export type ModelStep = z.infer<typeof ModelStepSchema>;
 
+/** One arg a person's answer changed: absent `before` means it was filled in, absent `after` that it was dropped. */
+export const ArgChangeSchema = z.object({
+  field: z.string(),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+});
+
+/** How a person answered the pause a call waited in, as a `tool_result` and the thread view show it (masked). */
+export const CallDecisionViewSchema = z.object({
+  action: z.enum(["approve", "edit", "reject"]),
+  by: z.string().describe("Id of the user who answered"),
+  message: z.string().optional().describe("The note given with the answer (a rejection's reason)"),
+  changes: z
+    .array(ArgChangeSchema)
+    .optional()
+    .describe("The args the answer filled or changed, from what the pause showed to what ran"),
+});
+
+/** A person's answer to a call's pause, as clients see it. */
+export type CallDecisionView = z.infer<typeof CallDecisionViewSchema>;
+
 /** Every event a run streams (design §6), discriminated by `type`. */
 export const RunEventSchema = z.discriminatedUnion("type", [
   z.object({
@@ -45,6 +66,12 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     errorCode: ErrorCodeSchema.optional(),
     summary: z.string(),
     durationMs: z.number(),
+    // Optional so events stored before they existed stay valid.
+    args: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The args the call ran with (masked), when a person's answer to a pause approved or edited them"),
+    decision: CallDecisionViewSchema.optional().describe("Who answered the call's pause, how, and what changed"),
   }),
   z.object({
     type: z.literal("assistant_message"),

@@ -53,6 +53,22 @@ export type Observation =
       fallback?: string[];
     } & ObservationEnvelope);
 
+/**
+ * How a person answered the pause a call waited in (design §4): kept on the call once the
+ * pause is answered, and on its ToolMessage's artifact, so the result can say who decided
+ * and what changed. `argsBefore` are the args the person was shown (raw; masked when viewed).
+ */
+export interface CallDecision {
+  /** What the person chose. */
+  action: "approve" | "edit" | "reject";
+  /** Who answered. */
+  userId: string;
+  /** The note given with the answer (the reason of a rejection). */
+  message?: string;
+  /** The args the pause showed, before the answer filled or replaced them. */
+  argsBefore: Record<string, unknown>;
+}
+
 /** Metadata kept on every ToolMessage's `artifact`; never sent to the model. */
 export interface ObservationMeta {
   /** Whether the call succeeded. */
@@ -67,6 +83,10 @@ export interface ObservationMeta {
   attempts: number;
   /** Whether the observation was cut to the size cap. */
   truncated: boolean;
+  /** The person's answer, when the call waited in a pause (absent in messages written before it existed). */
+  decision?: CallDecision;
+  /** The args the call ran with, when a person's answer approved or edited them (raw; masked when viewed). */
+  args?: Record<string, unknown>;
 }
 
 /** Error codes the executor retries once before they become an observation. */

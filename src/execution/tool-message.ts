@@ -1,5 +1,5 @@
 import { ToolMessage } from "@langchain/core/messages";
-import type { ErrorCode, Observation, ObservationMeta } from "../contracts/observation.js";
+import type { CallDecision, ErrorCode, Observation, ObservationMeta } from "../contracts/observation.js";
 import type { ProposedCall } from "../graph/pairing.js";
 import { boundObservation } from "./sanitize.js";
 
@@ -36,6 +36,9 @@ export function toolMessage(options: {
     durationMs: options.durationMs,
     attempts: options.attempts,
     truncated: bounded.truncated,
+    // Kept for clients: who answered, and the args that ran when the answer approved or edited them.
+    ...(options.decision ? { decision: options.decision } : {}),
+    ...(options.decision && options.decision.action !== "reject" ? { args: options.args } : {}),
   };
   return new ToolMessage({
     // A deterministic id: if the node runs again after a crash, the reducer replaces instead of duplicating.

@@ -108,6 +108,8 @@ export interface ResumeContext {
   answerer: RunUser;
   /** The thread's owner and the roles they hold now, where the caller knows them (a server's token table). */
   owner?: { id: string; roles: readonly Role[] };
+  /** The run's language, for the observation a rejection writes (English when absent). */
+  language?: Language;
 }
 
 /** A resume applied to a batch, or why it was refused: an answer that does not fit, or one its user may not give. */
@@ -144,7 +146,7 @@ export function applyResume(batch: Batch, resume: unknown, context: ResumeContex
   }
   const decided = new Map<string, PlannedCall>();
   for (const { call, decision } of answered) {
-    const result = decide(call, decision, context.registry);
+    const result = decide(call, decision, context);
     if (typeof result === "string") return rejected(result);
     decided.set(call.callId, result);
   }
@@ -166,19 +168,35 @@ function authorityRefusal(call: WaitingCallPlan, context: ResumeContext): string
   return undefined;
 }
 
-function decide(call: WaitingCallPlan, decision: Decision, registry: ToolRegistry): PlannedCall | string {
+/** The observation a rejected call gets, in the run's language; the user's note is quoted as given. */
+export function rejectionMessage(tool: string, note: string | undefined, language: Language = "en"): string {
+  if (language === "zh") return note ? `用户拒绝了这次 ${tool} 调用：${note}` : `用户拒绝了这次 ${tool} 调用。`;
+  return `The user rejected this ${tool} call${note ? `: ${note}` : "."}`;
+}
+
+function decide(call: WaitingCallPlan, decision: Decision, context: ResumeContext): PlannedCall | string {
   if (decision.argsHash !== undefined && decision.argsHash !== call.argsHash) {
     return `argsHash mismatch for call ${call.callId}: it does not match the ${call.tool} call that is waiting; reload the pause and decide again.`;
   }
+  // Who answered and what they were shown, so the result can show the answer and its changes.
+  const answered = {
+    action: decision.action,
+    userId: context.answerer.id,
+    ...(decision.message ? { message: decision.message } : {}),
+    argsBefore: call.args,
+  };
   if (decision.action === "reject") {
-    const note = decision.message ? `: ${decision.message}` : ".";
     return {
       ...callBase(call),
+      decision: answered,
       status: "failed",
-      failure: { errorCode: "rejected_by_user", message: `The user rejected this ${call.tool} call${note}` },
+      failure: {
+        errorCode: "rejected_by_user",
+        message: rejectionMessage(call.tool, decision.message, context.language),
+      },
     };
   }
-  const tool = registry.get(call.tool);
+  const tool = context.registry.get(call.tool);
   if (!tool) return `Call ${call.callId}: the tool ${call.tool} is no longer available; reject the call.`;
   let args: Record<string, unknown>;
   if (decision.action === "edit") args = { ...decision.args };
@@ -199,5 +217,5 @@ function decide(call: WaitingCallPlan, decision: Decision, registry: ToolRegistr
   if (!parsed.success) return describeIssues(tool.name, parsed.error);
   const frozen = parsed.data as Record<string, unknown>;
   const hash = argsHash(frozen);
-  return { ...callBase(call), args: frozen, argsHash: hash, approvedHash: hash, status: "ready" };
+  return { ...callBase(call), args: frozen, argsHash: hash, approvedHash: hash, decision: answered, status: "ready" };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { registry } from "@langchain/langgraph/zod";
 import type { Language } from "../contracts/language.js";
-import type { ErrorCode } from "../contracts/observation.js";
+import type { CallDecision, ErrorCode } from "../contracts/observation.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { MissingField } from "../contracts/pause.js";
 import { applyMemoryUpdate, emptyMemory, type MemoryUpdate, type WorkingMemory } from "./memory.js";
@@ -51,6 +51,8 @@ export interface CallBase {
   risk: "low" | "high";
   /** Set once the user approved or edited: the hash the approval is bound to. */
   approvedHash?: string;
+  /** Set once a person answered the pause the call waited in: who, what, and the args they were shown. */
+  decision?: CallDecision;
 }
 
 /** A call that runs in this step. */
@@ -97,8 +99,17 @@ export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
 
 /** The shared fields of a call, so a new status never carries the fields of the old one. */
 export function callBase(call: PlannedCall): CallBase {
-  const { callId, tool, args, argsHash, readOnly, risk, approvedHash } = call;
-  return { callId, tool, args, argsHash, readOnly, risk, ...(approvedHash !== undefined ? { approvedHash } : {}) };
+  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision } = call;
+  return {
+    callId,
+    tool,
+    args,
+    argsHash,
+    readOnly,
+    risk,
+    ...(approvedHash !== undefined ? { approvedHash } : {}),
+    ...(decision !== undefined ? { decision } : {}),
+  };
 }
 
 /** The batch of calls of the latest model turn. */

@@ -126,6 +126,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
           durationMs: outcome.durationMs,
           attempts: outcome.attempts,
           maxChars: options.observationMaxChars,
+          ...(call.decision ? { decision: call.decision, args: call.args } : {}),
         }),
       );
       return { ...callBase(call), status: "done" };

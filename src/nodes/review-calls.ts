@@ -23,7 +23,11 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
     let refusal: string | undefined;
     for (;;) {
       const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
-      const outcome = applyResume(batch, answer, { registry: deps.registry, answerer });
+      const outcome = applyResume(batch, answer, {
+        registry: deps.registry,
+        answerer,
+        language: run.language,
+      });
       if (outcome.ok) {
         const before = new Map(batch.calls.map((call) => [call.callId, call.argsHash]));
         for (const decision of outcome.decisions) {

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageView } from "./runtime.js";
 import type { ObservationMeta } from "../contracts/observation.js";
-import type { ModelStep, RunEventBody } from "../contracts/events.js";
+import type { CallDecisionView, ModelStep, RunEventBody } from "../contracts/events.js";
 import { messageText } from "../graph/run-info.js";
 import type { ArgsView } from "./args-view.js";
 
@@ -32,9 +32,53 @@ export function toMessageView(message: BaseMessage, viewArgs: ArgsView): Message
       summary: meta.summary ?? "",
       durationMs: meta.durationMs ?? 0,
       content: messageText(message),
+      ...decisionView(message.name ?? "", meta, viewArgs),
     };
   }
   return undefined;
+}
+
+/**
+ * The args that ran and the person's answer, both masked through `viewArgs`; the changes
+ * compare what the pause showed with what ran, key by key.
+ */
+function decisionView(
+  tool: string,
+  meta: Partial<ObservationMeta>,
+  viewArgs: ArgsView,
+): { args?: Record<string, unknown>; decision?: CallDecisionView } {
+  const decision = meta.decision;
+  if (!decision) return {};
+  const ran = meta.args ? asRecord(viewArgs(tool, meta.args)) : undefined;
+  const shown = asRecord(viewArgs(tool, decision.argsBefore));
+  const changes = ran ? argChanges(shown ?? {}, ran) : [];
+  return {
+    ...(ran ? { args: ran } : {}),
+    decision: {
+      action: decision.action,
+      by: decision.userId,
+      ...(decision.message ? { message: decision.message } : {}),
+      ...(changes.length > 0 ? { changes } : {}),
+    },
+  };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** Keys whose value differs between `before` and `after` (compared as JSON), in `after`'s order, then dropped keys. */
+function argChanges(before: Record<string, unknown>, after: Record<string, unknown>) {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const changes: Array<{ field: string; before?: unknown; after?: unknown }> = [];
+  for (const [field, value] of Object.entries(after)) {
+    if (!(field in before)) changes.push({ field, after: value });
+    else if (!same(before[field], value)) changes.push({ field, before: before[field], after: value });
+  }
+  for (const [field, value] of Object.entries(before)) if (!(field in after)) changes.push({ field, before: value });
+  return changes;
 }
 
 /** The stream events a new message produces (design §6), in order; tool-call args pass through `viewArgs`. */
@@ -51,6 +95,8 @@ export function eventsForMessage(message: BaseMessage, viewArgs: ArgsView): RunE
         ...(view.errorCode ? { errorCode: view.errorCode } : {}),
         summary: view.summary,
         durationMs: view.durationMs,
+        ...(view.args ? { args: view.args } : {}),
+        ...(view.decision ? { decision: view.decision } : {}),
       },
     ];
   }

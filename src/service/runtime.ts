@@ -29,6 +29,10 @@ export type MessageView =
       summary: string;
       durationMs: number;
       content: string;
+      /** The args the call ran with (masked), when a person's answer approved or edited them. */
+      args?: Record<string, unknown>;
+      /** Who answered the call's pause, how, and what changed. */
+      decision?: CallDecisionView;
     };
 
 /** A thread as `GET /api/threads/:id` returns it. */
