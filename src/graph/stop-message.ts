@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { ErrorCode } from "../contracts/observation.js";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ErrorCode, ObservationMeta } from "../contracts/observation.js";
 import { notExecuted } from "../execution/tool-message.js";
 import { unansweredCalls } from "./pairing.js";
 import type { Language } from "../contracts/language.js";
@@ -36,19 +36,63 @@ const REASON_TITLE: Record<Language, Partial<Record<StopReason, string>>> = {
   },
 };
 
-/** What the user can do next, by kind of stop: a limit can be raised, a cancel or a failure only retried. */
-const NEXT_STEP: Record<Language, Record<"limit" | "cancelled" | "error", string>> = {
+/** What the user can do next, by kind of stop: a limit can be raised; a loop, a cancel or a failure only asked again. */
+const NEXT_STEP: Record<Language, Record<NextStep, string>> = {
   en: {
     limit: "You can rephrase, narrow the question, or raise the limit and ask again.",
+    rephrase: "You can rephrase or narrow the question and ask again.",
     cancelled: "Ask again whenever you are ready.",
     error: "You can try again.",
   },
   zh: {
     limit: "您可以换个问法、缩小范围，或放宽限制后再试。",
+    rephrase: "您可以换个问法或缩小范围后再问。",
     cancelled: "准备好后可以再问一次。",
     error: "您可以再试一次。",
   },
 };
+
+type NextStep = "limit" | "rephrase" | "cancelled" | "error";
+
+/**
+ * The advice after a stop. Only a stop on a limit a person can raise (steps, time, budget)
+ * advises raising it; a cancel by the user never does, whatever else the run had reached.
+ */
+function nextStepOf(reason: StopReason): NextStep {
+  switch (reason) {
+    case "max_steps":
+    case "timeout":
+    case "budget_exhausted":
+      return "limit";
+    case "loop_detected":
+    case "too_many_fails":
+      return "rephrase";
+    case "error":
+      return "error";
+    default:
+      return "cancelled";
+  }
+}
+
+/**
+ * What the current run found: one line per successful observation since the last user
+ * message (the run's own, across its pauses).
+ */
+export function findingsOfRun(messages: readonly BaseMessage[]): Finding[] {
+  let start = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (HumanMessage.isInstance(messages[i])) {
+      start = i;
+      break;
+    }
+  }
+  return messages
+    .slice(start)
+    .filter((message): message is ToolMessage => ToolMessage.isInstance(message))
+    .map((message) => ({ tool: message.name ?? "tool", meta: message.artifact as ObservationMeta | undefined }))
+    .filter((entry) => entry.meta?.ok)
+    .map((entry) => ({ tool: entry.tool, summary: entry.meta!.summary }));
+}
 
 /** The assistant message that ends a run stopped by a limit or a cancel: what was found and why it stopped. */
 export function stopSummary(options: {
@@ -67,7 +111,7 @@ export function stopSummary(options: {
         : "Nothing useful was found so far."
       : (zh ? "目前已查到：\n" : "What I found so far:\n") +
         findings.map((f) => `- ${f.tool}: ${f.summary}`).join("\n");
-  const next = NEXT_STEP[language][reason === "cancelled" || reason === "error" ? reason : "limit"];
+  const next = NEXT_STEP[language][nextStepOf(reason)];
   const why = reason === "cancelled" || reason === "error" ? "" : detail;
   return new AIMessage({ id: randomUUID(), content: [title, why, found, next].filter(Boolean).join("\n\n") });
 }
@@ -89,7 +133,7 @@ export function stopWithAnswer(options: {
   /** Why the run stops. */
   stop: StopInfo;
   language: Language;
-  /** What the run found before it stopped. */
+  /** What the run found before it stopped (its successful observations in `messages` when absent). */
   findings?: Finding[];
   /** Cap on each result's text. */
   maxChars: number;
@@ -100,7 +144,8 @@ export function stopWithAnswer(options: {
     { errorCode: notExecutedCode(stop.reason), message: `Not executed: ${stop.detail}` },
     options.maxChars,
   );
-  const summary = stopSummary({ reason: stop.reason, detail: stop.detail, language, findings: options.findings ?? [] });
+  const findings = options.findings ?? findingsOfRun(options.messages);
+  const summary = stopSummary({ reason: stop.reason, detail: stop.detail, language, findings });
   return [...results, summary];
 }
 
