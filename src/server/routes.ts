@@ -1,4 +1,8 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { formatZodIssues } from "../contracts/zod-issues.js";
+import { RequestError } from "./http-errors.js";
+import { DEFAULT_THREAD_LIST_LIMIT, MAX_THREAD_LIST_LIMIT } from "../service/thread-list.js";
 import { encodeCursor, readRecordsPageQuery } from "./record-routes.js";
 import type { Runtime } from "../service/runtime.js";
 import type { AppEnv } from "./auth.js";
@@ -27,6 +31,12 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
   routes.post("/", async (c) => {
     const threadId = await runtime.createThread(c.get("user"));
     return c.json({ threadId }, 201);
+  });
+
+  // Only the caller's own threads, whatever their role: `mine=1` says so, and is the only list there is.
+  routes.get("/", async (c) => {
+    const { limit } = readThreadListQuery(c);
+    return c.json({ threads: await runtime.listThreads(c.get("user"), { limit }) });
   });
 
   routes.get("/:threadId", async (c) => {
@@ -74,4 +84,34 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
   });
 
   return routes;
+}
+
+const LIMIT_ERROR = { error: `must be an integer from 1 to ${MAX_THREAD_LIST_LIMIT}` };
+
+/** Query of `GET /api/threads`: `mine` (`1` or `true`, or absent) and `limit`; nothing else. */
+const ThreadListQuerySchema = z
+  .object({
+    mine: z
+      .enum(["1", "true"], { error: 'must be "1" or "true" (the list only ever holds your own threads)' })
+      .optional(),
+    limit: z.coerce
+      .number(LIMIT_ERROR)
+      .int(LIMIT_ERROR)
+      .min(1, LIMIT_ERROR)
+      .max(MAX_THREAD_LIST_LIMIT, LIMIT_ERROR)
+      .default(DEFAULT_THREAD_LIST_LIMIT),
+  })
+  .strict();
+
+/** Reads the thread list's query; anything else, or a bad value, is a 400 `invalid_request`. */
+function readThreadListQuery(c: Context<AppEnv>): { limit: number } {
+  const query = c.req.queries();
+  const single: Record<string, string | undefined> = {};
+  for (const [key, values] of Object.entries(query)) {
+    if (values.length > 1) throw new RequestError(400, "invalid_request", `${key}: give it at most once`);
+    single[key] = values[0];
+  }
+  const parsed = ThreadListQuerySchema.safeParse(single);
+  if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
+  return { limit: parsed.data.limit };
 }

@@ -23,6 +23,8 @@ import { exportRecords } from "./records-export.js";
 import { holdForRun, tryLease } from "./lease.js";
 import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { makeArgsView } from "./args-view.js";
+import type { PauseEvent } from "./pause-webhook-body.js";
+import { listThreads, threadTitle } from "./thread-list.js";
 
 /** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
 export interface RuntimeSettings {
@@ -159,9 +161,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         entry: "start",
         plan: planStart(request.threadId, request.message),
       });
+      // The thread list names a thread by its first message; later messages keep that title.
+      await storage.setThreadTitle(request.threadId, threadTitle(request.message));
+      return events;
     },
 
-    async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>> {
+    async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>> {
       return launch({
         threadId: request.threadId,
         user: request.user,
@@ -197,6 +202,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const running = (await storage.leaseHolder(threadId)) !== undefined;
       return threadView({ threadId, snapshot, running, viewArgs });
     },
+
+    listThreads: (user, { limit }) => listThreads({ storage, graph, user, limit }),
 
     async getResult(threadId, user, callId) {
       await checkOwner(threadId, user);

@@ -49,6 +49,19 @@ export interface ThreadView {
   unfinished?: boolean;
 }
 
+/** One of the caller's threads in the thread list (`GET /api/threads`). */
+export interface ThreadListItem {
+  threadId: string;
+  /** Running while a run holds the thread, interrupted while it waits for its user, else idle. */
+  status: ThreadStatus;
+  /** The first user message, cut to one short line; empty before the first run. */
+  title: string;
+  /** ISO 8601 time of the thread's last recorded event (or of its creation). */
+  updatedAt: string;
+  /** True when the thread waits for the caller's answer to a pause. */
+  waitingForYou: boolean;
+}
+
 /** What a thread's runs left behind, row by row, a page at a time. */
 export interface ThreadRecords {
   runs: Array<Record<string, unknown>>;
@@ -110,6 +123,8 @@ export interface Runtime {
   cancelRun(threadId: string, user: RunUser): Promise<boolean>;
   /** The thread's status, messages and pending pause. */
   getThread(threadId: string, user: RunUser): Promise<ThreadView>;
+  /** The caller's own threads: those waiting for them first, then the most recently active; at most `limit`. */
+  listThreads(user: RunUser, options: { limit: number }): Promise<ThreadListItem[]>;
   /** The full result of one call (masked, not cut), or undefined when none was kept. */
   getResult(
     threadId: string,

@@ -8,7 +8,9 @@ import type pg from "pg";
  */
 const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
-  thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at BIGINT NOT NULL);
+  thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at BIGINT NOT NULL, title TEXT);
+ALTER TABLE opspilot_threads ADD COLUMN IF NOT EXISTS title TEXT;
+CREATE INDEX IF NOT EXISTS opspilot_threads_user ON opspilot_threads (user_id);
 CREATE TABLE IF NOT EXISTS opspilot_journal (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
   state TEXT NOT NULL, observation TEXT, started_at BIGINT NOT NULL, finished_at BIGINT,

@@ -17,6 +17,8 @@ import { utcDay } from "./usage-day.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import { decisionValues } from "./decision-row.js";
+import { threadListRow, threadListSql } from "./thread-list.js";
+import type { ThreadListRow } from "./types.js";
 
 type Row = Record<string, unknown>;
 
@@ -49,16 +51,33 @@ export class PostgresStorage implements Storage {
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
-    await this.changes("INSERT INTO opspilot_threads VALUES ($1, $2, $3) ON CONFLICT (thread_id) DO NOTHING", [
-      threadId,
-      userId,
-      Date.now(),
-    ]);
+    await this.changes(
+      "INSERT INTO opspilot_threads (thread_id, user_id, created_at) VALUES ($1, $2, $3) ON CONFLICT (thread_id) DO NOTHING",
+      [threadId, userId, Date.now()],
+    );
   }
 
   async threadOwner(threadId: string): Promise<string | undefined> {
     const [row] = await this.rows("SELECT user_id FROM opspilot_threads WHERE thread_id = $1", [threadId]);
     return row?.user_id as string | undefined;
+  }
+
+  async setThreadTitle(threadId: string, title: string): Promise<void> {
+    await this.changes("UPDATE opspilot_threads SET title = $2 WHERE thread_id = $1 AND title IS NULL", [
+      threadId,
+      title,
+    ]);
+  }
+
+  async listThreads(userId: string, limit: number): Promise<ThreadListRow[]> {
+    const sql = threadListSql({
+      // Bodies are JSON text; a body that is not JSON never reaches here (appendEvent writes them).
+      stopReasonOf: (body) => `(${body}::json ->> 'stopReason')`,
+      now: NOW_MS,
+      userId: "$1",
+      limit: "$2",
+    });
+    return (await this.rows(sql, [userId, limit])).map(threadListRow);
   }
 
   async getEntry(threadId: string, callId: string): Promise<JournalEntry | undefined> {

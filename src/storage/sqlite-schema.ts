@@ -3,7 +3,8 @@ import type { Database } from "better-sqlite3";
 /** Tables opspilot keeps in the same SQLite file as the checkpoints. */
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
-  thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+  thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at INTEGER NOT NULL, title TEXT);
+CREATE INDEX IF NOT EXISTS opspilot_threads_user ON opspilot_threads (user_id);
 CREATE TABLE IF NOT EXISTS opspilot_journal (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
   state TEXT NOT NULL, observation TEXT, started_at INTEGER NOT NULL, finished_at INTEGER,
@@ -51,6 +52,7 @@ const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string
   { table: "opspilot_runs", column: "cost_usd", type: "REAL" },
   { table: "opspilot_runs", column: "tool_cost_units", type: "REAL" },
   { table: "opspilot_steps", column: "cost_usd", type: "REAL" },
+  { table: "opspilot_threads", column: "title", type: "TEXT" },
 ];
 
 /**

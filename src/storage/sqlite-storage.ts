@@ -14,6 +14,8 @@ import { utcDay } from "./usage-day.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import { decisionValues } from "./decision-row.js";
+import { threadListRow, threadListSql } from "./thread-list.js";
+import type { ThreadListRow } from "./types.js";
 
 type Row = Record<string, unknown>;
 
@@ -28,7 +30,25 @@ export class SqliteStorage implements Storage {
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
-    this.statements.get("INSERT OR IGNORE INTO opspilot_threads VALUES (?, ?, ?)").run(threadId, userId, Date.now());
+    this.statements
+      .get("INSERT OR IGNORE INTO opspilot_threads (thread_id, user_id, created_at) VALUES (?, ?, ?)")
+      .run(threadId, userId, Date.now());
+  }
+
+  async setThreadTitle(threadId: string, title: string): Promise<void> {
+    this.statements
+      .get("UPDATE opspilot_threads SET title = ? WHERE thread_id = ? AND title IS NULL")
+      .run(title, threadId);
+  }
+
+  async listThreads(userId: string, limit: number): Promise<ThreadListRow[]> {
+    const sql = threadListSql({
+      stopReasonOf: (body) => `json_extract(${body}, '$.stopReason')`,
+      now: "?",
+      userId: "?",
+      limit: "?",
+    });
+    return (this.statements.get(sql).all(Date.now(), userId, limit) as Row[]).map(threadListRow);
   }
 
   async threadOwner(threadId: string): Promise<string | undefined> {

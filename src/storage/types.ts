@@ -117,10 +117,32 @@ export interface UsageStore {
 /** Aggregates over the records (the shape `/api/records/summary` serves). */
 export type { RecordsSummary } from "../contracts/records.js";
 
+/** One of a user's threads as the thread list reads it (`GET /api/threads`). */
+export interface ThreadListRow {
+  threadId: string;
+  /** The first user message, cut; absent before the first run (and in threads created before titles were kept). */
+  title?: string;
+  /** Epoch ms of the thread's last recorded event, or of its creation when it has none. */
+  updatedAt: number;
+  /** Whether the thread's last recorded event leaves it waiting for its user (a pause). */
+  waiting: boolean;
+  /** Whether a run holds the thread's lease (it is running, or its process died and the lease has not expired). */
+  leased: boolean;
+  /** Whether the thread has any recorded event. */
+  hasEvents: boolean;
+}
+
 /** Thread ownership, event log and run leases: what the runtime needs beside checkpoints. */
 export interface ThreadStore {
   createThread(threadId: string, userId: string): Promise<void>;
   threadOwner(threadId: string): Promise<string | undefined>;
+  /** Keeps the thread's title (its first user message, cut) unless it already has one. */
+  setThreadTitle(threadId: string, title: string): Promise<void>;
+  /**
+   * A user's threads for the thread list: those waiting for the user first, then the most
+   * recently active; at most `limit`.
+   */
+  listThreads(userId: string, limit: number): Promise<ThreadListRow[]>;
   /** Appends an event, stamping the next per-thread sequence number. */
   appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent>;
   eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]>;
