@@ -52,6 +52,21 @@ export async function getThread(threadId) {
   return (await request(threadPath(threadId))).json();
 }
 
+/** The caller's threads: those waiting for them first, then the most recent. */
+export async function listThreads() {
+  return (await (await request("/api/threads?mine=1")).json()).threads;
+}
+
+/** The full (masked) result of one call; undefined when none was kept (failed calls keep none). */
+export async function getResult(threadId, callId) {
+  try {
+    return (await (await request(`${threadPath(threadId)}/results/${encodeURIComponent(callId)}`)).json()).result;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
 /** Recorded events after a sequence number. */
 export async function eventsAfter(threadId, after) {
   return (await (await request(`${threadPath(threadId)}/events?after=${after}`)).json()).events;
@@ -68,7 +83,10 @@ export async function getSummary(since, until) {
   return (await request(`/api/records/summary?${query}`)).json();
 }
 
-/** Starts a run and calls `onEvent` for each streamed event until the stream ends. */
+/**
+ * Starts a run and calls `onEvent` for each streamed event until the stream ends: the
+ * recorded events (with `seq`) and, between them, `assistant_delta` answer fragments (without).
+ */
 export function streamRun(threadId, message, onEvent, signal) {
   return streamPost(`${threadPath(threadId)}/runs`, { message }, onEvent, signal);
 }

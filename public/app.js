@@ -1,8 +1,10 @@
-// The page's controller: thread id in the address, live run streams, pauses, Stop, reload.
+// The page's controller: thread id in the address, the thread list, live run streams (with the
+// answer streaming in), pauses, Stop, and a reload that redraws the thread from its events.
 import { putThreadIdInAddress, threadIdFromAddress } from "./address.js";
 import * as api from "./api.js";
 import { apiErrorText, applyStaticLabels, t, toggleLanguage } from "./i18n.js";
-import { answerNote, renderPause } from "./pause.js";
+import { answerNote, recordedAnswerNote, renderPause } from "./pause.js";
+import { ThreadList } from "./threads.js";
 import { Transcript } from "./transcript.js";
 
 const byId = (id) => document.getElementById(id);
@@ -18,7 +20,6 @@ const ui = {
   tokenForm: byId("token-form"),
   token: byId("token"),
 };
-const transcript = new Transcript(ui.log);
 const state = {
   threadId: threadIdFromAddress(),
   seen: new Set(),
@@ -27,7 +28,18 @@ const state = {
   running: false,
   paused: false,
   current: undefined,
+  // Whether new steps scroll into view: on while the reader is at the newest step.
+  follow: true,
 };
+const transcript = new Transcript(ui.log, {
+  loadResult: (callId) => api.getResult(state.threadId, callId),
+});
+const threadList = new ThreadList({
+  list: byId("thread-list"),
+  panel: byId("threads-panel"),
+  count: byId("waiting-count"),
+  current: () => state.threadId,
+});
 
 function setThreadId(threadId) {
   state.threadId = threadId;
@@ -38,7 +50,7 @@ function setThreadId(threadId) {
 
 function setRunning(running) {
   state.running = running;
-  // Stop also ends a pause that waits for an answer.
+  // Stop also ends a pause that waits for an answer, so it stays while one does.
   ui.stop.hidden = !running && !state.paused;
   ui.send.disabled = running;
   document.body.dataset.running = String(running);
@@ -49,17 +61,37 @@ function showNotice(text) {
   ui.notice.hidden = !text;
 }
 
-/** Renders one event once: events are deduplicated by their per-thread sequence number. */
-function handleEvent(event) {
-  if (event.threadId !== state.threadId || state.seen.has(event.seq)) return;
-  state.seen.add(event.seq);
-  state.lastSeq = Math.max(state.lastSeq, event.seq);
-  const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
-  renderEvent(event);
-  if (atBottom) window.scrollTo({ top: document.documentElement.scrollHeight });
+const nearBottom = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+
+/** Brings the newest step into view (above the composer), or the pending pause when there is one. */
+function reveal(target) {
+  window.requestAnimationFrame(() => {
+    const pause = ui.log.querySelector("form.pause");
+    if (pause) return pause.scrollIntoView({ block: "start" });
+    if (target === "newest" || state.follow) window.scrollTo({ top: document.documentElement.scrollHeight });
+  });
 }
 
-function renderEvent(event) {
+// Reading back up stops the following; reaching the bottom again resumes it.
+window.addEventListener("scroll", () => (state.follow = nearBottom()), { passive: true });
+
+/** Renders one streamed event; recorded events once each (by their per-thread sequence number). */
+function handleEvent(event) {
+  if (event.threadId !== state.threadId) return;
+  if (event.type === "assistant_delta") {
+    transcript.delta(event.runId, event.step, event.text);
+    return reveal();
+  }
+  if (state.seen.has(event.seq)) return;
+  state.seen.add(event.seq);
+  state.lastSeq = Math.max(state.lastSeq, event.seq);
+  if (event.type === "run_started") state.paused = false;
+  renderEvent(event);
+  reveal();
+}
+
+/** Draws a recorded event; a pause becomes a form when it is live (`live`), else only its place. */
+function renderEvent(event, live = true) {
   switch (event.type) {
     case "run_started":
       return transcript.started(event.runId);
@@ -68,12 +100,17 @@ function renderEvent(event) {
     case "tool_result":
       return transcript.toolResult(event.runId, event);
     case "assistant_message":
-      return transcript.assistant(event.runId, event.content);
-    case "loop_interrupt":
-      return showPause(transcript.paused(event.runId, event), event);
+      return transcript.assistant(event.runId, event.content, event.model);
+    case "loop_interrupt": {
+      const slot = transcript.paused(event.runId, event);
+      if (live) showPause(slot, event);
+      return slot;
+    }
     case "run_finished":
       state.finished = true;
-      return transcript.finished(event.runId, event);
+      transcript.finished(event.runId, event);
+      threadList.refresh();
+      return;
   }
 }
 
@@ -89,7 +126,6 @@ function runStream(open) {
 }
 
 async function followStream(open) {
-  state.paused = false;
   setRunning(true);
   showNotice("");
   state.finished = false;
@@ -116,7 +152,7 @@ async function catchUp() {
     const view = await api.getThread(state.threadId);
     if (state.lastSeq > 0) for (const event of await api.eventsAfter(state.threadId, state.lastSeq)) handleEvent(event);
     if (view.status !== "running" || state.finished) {
-      if (state.lastSeq === 0) showHistory(view);
+      if (state.lastSeq === 0) await showThread(view);
       return;
     }
     await sleep(1000);
@@ -128,8 +164,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function showPause(slot, interrupt) {
   state.paused = true;
   ui.stop.hidden = false;
+  threadList.refresh();
   renderPause(slot, interrupt, (resume, refuse) => {
     let accepted = false;
+    state.follow = true;
     const onEvent = (event) => {
       // The first event means the server took the answer: the form becomes a note.
       if (!accepted) slot.replaceChildren(answerNote(interrupt, resume));
@@ -140,6 +178,7 @@ function showPause(slot, interrupt) {
       error instanceof api.ApiError ? handleRefusal(error, refuse) : refuse(String(error)),
     );
   });
+  reveal();
 }
 
 function handleRefusal(error, show = showNotice) {
@@ -150,15 +189,59 @@ function handleRefusal(error, show = showNotice) {
   show(apiErrorText(error.code) ?? error.message);
 }
 
-function showHistory(view) {
-  const slot = transcript.renderHistory(view);
-  if (slot) showPause(slot, view.interrupt);
+/**
+ * Draws the thread from its recorded events — runs with their steps, statuses and answered
+ * pauses — with the user's messages from the thread view before the runs they started; a
+ * thread without recorded events is drawn from its messages. Ends at the pending pause, if any.
+ */
+async function showThread(view) {
+  const events = await api.eventsAfter(state.threadId, 0);
+  state.seen.clear();
+  state.lastSeq = 0;
+  if (events.length === 0) {
+    const slot = transcript.renderHistory(view);
+    if (slot) showPause(slot, view.interrupt);
+    return reveal("newest");
+  }
+  transcript.clear();
+  const users = view.messages.filter((message) => message.role === "user");
+  const resultsByCall = new Map(events.filter((e) => e.type === "tool_result").map((e) => [e.callId, e]));
+  const started = new Set();
+  const pauses = [];
+  for (const event of events) {
+    state.seen.add(event.seq);
+    state.lastSeq = Math.max(state.lastSeq, event.seq);
+    // Each run that is not a continuation was started by the next user message.
+    if (event.type === "run_started" && !event.resumed && !started.has(event.runId) && users.length > 0)
+      transcript.addUser(users.shift().content);
+    started.add(event.runId);
+    const slot = renderEvent(event, false);
+    if (event.type === "loop_interrupt") pauses.push({ slot, interrupt: event });
+  }
+  for (const message of users) transcript.addUser(message.content);
+  const pending = view.interrupt;
+  for (const { slot, interrupt } of pauses) {
+    if (!slot.isConnected) continue;
+    if (pending && interrupt.interruptId === pending.interruptId) continue;
+    const note = recordedAnswerNote(interrupt, resultsByCall);
+    if (note) slot.replaceChildren(note);
+    else slot.remove();
+  }
+  if (pending) {
+    const slot =
+      pauses.find((pause) => pause.interrupt.interruptId === pending.interruptId && pause.slot.isConnected)?.slot ??
+      transcript.paused([...transcript.runs.keys()].at(-1) ?? "pending", pending);
+    showPause(slot, pending);
+  }
+  reveal("newest");
 }
 
 async function load() {
   applyStaticLabels();
   state.paused = false;
+  state.follow = true;
   ui.stop.hidden = !state.running;
+  threadList.refresh();
   if (!state.threadId) {
     transcript.clear();
     transcript.showEmpty();
@@ -166,7 +249,7 @@ async function load() {
   }
   try {
     const view = await api.getThread(state.threadId);
-    showHistory(view);
+    await showThread(view);
     // Another tab or a lost connection started this run: follow it from its records.
     if (view.status === "running") await runStream(async () => {});
     if (view.unfinished) offerRecovery();
@@ -194,6 +277,8 @@ function offerRecovery() {
 async function send(message) {
   if (!state.threadId) setThreadId(await api.createThread());
   const bubble = transcript.addUser(message);
+  state.follow = true;
+  reveal("newest");
   await runStream((onEvent) => api.streamRun(state.threadId, message, onEvent)).catch((error) => {
     bubble.remove();
     throw error;

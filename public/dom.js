@@ -31,3 +31,47 @@ export function formatArgs(args) {
     return String(args);
   }
 }
+
+/** Where a JSON text cut short can end readably: after the last comma outside a string, or undefined. */
+function lastCommaOutsideStrings(text) {
+  let inString = false;
+  let last;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === ",") last = i;
+  }
+  return last;
+}
+
+/**
+ * A one-line summary as a card shows it, never cut mid-key or mid-word: a summary the server
+ * cut short (JSON that no longer parses, or text stopped mid-word) ends at the last readable
+ * boundary with an ellipsis. The full result is one click away.
+ */
+export function readableSummary(summary) {
+  const text = String(summary ?? "");
+  const trimmed = text.trim();
+  if (/^[[{]/.test(trimmed)) {
+    try {
+      JSON.parse(trimmed);
+      return text;
+    } catch {
+      const comma = lastCommaOutsideStrings(trimmed);
+      return comma === undefined ? `${trimmed.slice(0, 1)}…` : `${trimmed.slice(0, comma)}, …`;
+    }
+  }
+  if (text.length >= 160 && !/[.。!！?？)\]}"'”]$/.test(text)) {
+    const space = text.lastIndexOf(" ");
+    return `${(space > 80 ? text.slice(0, space) : text).trimEnd()}…`;
+  }
+  return text;
+}
+
+/** A value inside a one-line change: strings as they are, anything else as JSON. */
+export function formatValue(value) {
+  return typeof value === "string" ? value : formatArgs(value);
+}

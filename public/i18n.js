@@ -12,11 +12,31 @@ const LABELS = {
     you: "You",
     assistant: "Assistant",
     step: "Step {n}",
+    stepCount: { one: "{n} step", other: "{n} steps" },
+    threadsTitle: "Conversations",
+    threadsEmpty: "No conversations yet.",
+    waitingForYou: "waiting for you",
+    waitingCount: "{n} waiting",
+    threadRunning: "running",
+    untitled: "(no message yet)",
+    fullResult: "Full result",
+    loadingResult: "Loading…",
+    noStoredResult: "No stored result for this call.",
+    copy: "Copy",
+    copied: "Copied",
+    copyFailed: "Copy failed: select the text and copy it.",
+    editedBy: "edited by {user}",
+    approvedBy: "approved by {user}",
+    rejectedBy: "rejected by {user}",
+    rejectedWithReason: "Rejected by {user}: {reason}",
+    rejectedNoReason: "Rejected by {user}.",
+    confirmReject: "Confirm reject",
+    stoppedWhileWaiting: "stopped while waiting",
     proposed: "proposed…",
     ok: "ok",
     waiting: "waiting for you",
     running: "running…",
-    finished: "{reason} · {steps} steps · {duration}",
+    finished: "{reason} · {steps} · {duration}",
     spentTokens: "{tokens} tokens",
     pauseTitle: "Waiting for you",
     paramsReason: "Fill in what the tool needs to continue.",
@@ -84,11 +104,31 @@ const LABELS = {
     you: "你",
     assistant: "助手",
     step: "第 {n} 步",
+    stepCount: { one: "{n} 步", other: "{n} 步" },
+    threadsTitle: "对话",
+    threadsEmpty: "还没有对话。",
+    waitingForYou: "等你处理",
+    waitingCount: "{n} 个等你处理",
+    threadRunning: "运行中",
+    untitled: "（还没有消息）",
+    fullResult: "完整结果",
+    loadingResult: "加载中…",
+    noStoredResult: "这次调用没有保存的结果。",
+    copy: "复制",
+    copied: "已复制",
+    copyFailed: "复制失败：请选中文字后手动复制。",
+    editedBy: "{user} 修改",
+    approvedBy: "{user} 批准",
+    rejectedBy: "{user} 拒绝",
+    rejectedWithReason: "{user} 拒绝了：{reason}",
+    rejectedNoReason: "{user} 拒绝了这次调用。",
+    confirmReject: "确认拒绝",
+    stoppedWhileWaiting: "等待时被停止",
     proposed: "已提出…",
     ok: "成功",
     waiting: "等待你的确认",
     running: "运行中…",
-    finished: "{reason} · {steps} 步 · {duration}",
+    finished: "{reason} · {steps} · {duration}",
     spentTokens: "{tokens} 个 token",
     pauseTitle: "等待你的确认",
     paramsReason: "请补充工具需要的信息后继续。",
@@ -167,9 +207,11 @@ export function toggleLanguage() {
   window.localStorage.setItem(STORAGE_KEY, language);
 }
 
-/** A label with `{name}` placeholders filled. */
+/** A label with `{name}` placeholders filled; a label with plural forms picks one by `values.n`. */
 export function t(key, values = {}) {
-  const text = LABELS[language][key] ?? LABELS.en[key] ?? key;
+  let text = LABELS[language][key] ?? LABELS.en[key] ?? key;
+  if (typeof text === "object")
+    text = new Intl.PluralRules(language).select(values.n ?? 0) === "one" ? text.one : text.other;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
 }
 

@@ -1,8 +1,9 @@
 // A pause answered in place: fields for missing values, Approve / Edit / Reject for risky calls.
 // A risky call is drawn as risky even when it also asks for fields: its Approve button names
 // the exact action, with the values filled in, because that click is the approval.
-import { formatArgs, h } from "./dom.js";
+import { formatArgs, formatValue, h } from "./dom.js";
 import { t } from "./i18n.js";
+import { changeText } from "./transcript.js";
 
 /**
  * Draws the pause into `slot` and calls `onAnswer(resumeValue, showError)` once the user has
@@ -29,15 +30,16 @@ export function renderPause(slot, interrupt, onAnswer) {
       text: interrupt.reason || t(interrupt.interruptType === "params_required" ? "paramsReason" : "approveReason"),
     }),
     interrupt.error ? h("p", { class: "form-error", text: interrupt.error }) : null,
-    interrupt.calls.map((call) => callFieldset(call, decisions, fieldsByCall, onDecide)),
+    interrupt.calls.map((call) => callFieldset(call, decisions, fieldsByCall, onDecide, single)),
     error,
     h("div", { class: "actions" }, sendButton),
   );
 
-  // A single risky call is answered by its own Approve or Reject; an edit needs the submit button.
+  // A single risky call is answered by its own Approve; an edit needs the submit button, and a
+  // rejection its own confirm button beside the box for its reason.
   function onDecide(action) {
-    if (action === "edit") sendButton.hidden = false;
-    else if (single) form.requestSubmit();
+    if (single) sendButton.hidden = action !== "edit";
+    if (single && action === "approve") form.requestSubmit();
   }
 
   form.addEventListener("submit", (event) => {
@@ -59,11 +61,11 @@ export function renderPause(slot, interrupt, onAnswer) {
   form.querySelector("select, input, button:not([hidden])")?.focus({ preventScroll: true });
 }
 
-function callFieldset(call, decisions, fieldsByCall, onDecide) {
+function callFieldset(call, decisions, fieldsByCall, onDecide, single) {
   const risky = call.risk === "high";
   const fields = (call.missing ?? []).map((field) => missingField(call, field));
   fieldsByCall.set(call.callId, fields);
-  const controls = risky ? decisionControls(call, decisions, onDecide, fields) : [];
+  const controls = risky ? decisionControls(call, decisions, onDecide, fields, single) : [];
   return h(
     "fieldset",
     { class: `pause-call${risky ? " risky" : ""}`, dataset: { callId: call.callId } },
@@ -100,12 +102,22 @@ function missingField(call, field) {
   return { name: field.name, element, control };
 }
 
-function decisionControls(call, decisions, onDecide, fields) {
+function decisionControls(call, decisions, onDecide, fields, single) {
   const editor = h("textarea", { name: "args", rows: 5, spellcheck: "false" });
   editor.value = JSON.stringify(call.args, null, 2);
   const editBox = h("label", { class: "field", hidden: true }, h("span", { text: t("editLabel") }), editor);
   const note = h("input", { name: "message", autocomplete: "off", maxlength: 2000 });
-  const rejectBox = h("label", { class: "field", hidden: true }, h("span", { text: t("rejectLabel") }), note);
+  // With one call, Reject opens the box for the reason and this button sends it; with several,
+  // the form's own submit button sends every answer at once.
+  const confirmReject = single
+    ? h("button", { type: "submit", class: "danger confirm-reject", text: t("confirmReject") })
+    : null;
+  const rejectBox = h(
+    "div",
+    { class: "field reject-box", hidden: true },
+    h("label", { class: "field" }, h("span", { text: t("rejectLabel") }), note),
+    confirmReject,
+  );
   const buttons = ["approve", "edit", "reject"].map((action) =>
     h("button", {
       type: "button",
@@ -132,6 +144,7 @@ function decisionControls(call, decisions, onDecide, fields) {
     editBox.hidden = action !== "edit";
     rejectBox.hidden = action !== "reject";
     if (action === "edit") editor.focus();
+    if (action === "reject") note.focus();
     onDecide(action);
   }
 
@@ -172,18 +185,50 @@ function collect(interrupt, decisions, fieldsByCall) {
   return { decisions: result };
 }
 
-/** A one-line record of how the user answered a pause, shown where the form was. */
+/** A one-line record of how the user answered a pause, shown where the form was, from the answer just sent. */
 export function answerNote(interrupt, resume) {
   const parts = resume.decisions.map((decision) => {
-    const tool = interrupt.calls.find((call) => call.callId === decision.callId)?.tool ?? decision.callId;
-    const params = decision.params
-      ? ` ${Object.entries(decision.params)
-          .map(([name, value]) => `${name}=${value}`)
-          .join(", ")}`
-      : "";
-    return `${tool}: ${t(decision.action)}${params}`;
+    const call = interrupt.calls.find((item) => item.callId === decision.callId);
+    const after = decision.action === "edit" ? decision.args : { ...call?.args, ...decision.params };
+    const changes = decision.action === "reject" ? [] : argChanges(call?.args ?? {}, after ?? {});
+    return notePart(call?.tool ?? decision.callId, decision.action, changes, decision.message);
   });
   return h("p", { class: "answered", text: `${t("answered")} ${parts.join("; ")}` });
+}
+
+/**
+ * The same record, redrawn from the thread's events: each waiting call's result carries who
+ * answered and how (`decision`); a call that ended without an answer was stopped while it waited.
+ * Undefined when nothing is known of the answer.
+ */
+export function recordedAnswerNote(interrupt, resultsByCall) {
+  const parts = [];
+  for (const call of interrupt.calls) {
+    const result = resultsByCall.get(call.callId);
+    if (result?.decision) {
+      const { action, changes, message } = result.decision;
+      parts.push(notePart(call.tool, action, changes ?? [], message));
+    } else if (result?.errorCode === "cancelled") parts.push(`${call.tool}: ${t("stoppedWhileWaiting")}`);
+  }
+  if (parts.length === 0) return undefined;
+  return h("p", { class: "answered", text: `${t("answered")} ${parts.join("; ")}` });
+}
+
+function notePart(tool, action, changes, message) {
+  const details = action === "reject" ? (message ? [message] : []) : changes.map(changeText);
+  return `${tool}: ${t(action)}${details.length > 0 ? ` (${details.join(", ")})` : ""}`;
+}
+
+/** Keys whose value the answer filled or changed (the server's `decision.changes`, computed here for the note). */
+function argChanges(before, after) {
+  const same = (a, b) => formatValue(a) === formatValue(b) && typeof a === typeof b;
+  const changes = [];
+  for (const [field, value] of Object.entries(after)) {
+    if (!(field in before)) changes.push({ field, after: value });
+    else if (!same(before[field], value)) changes.push({ field, before: before[field], after: value });
+  }
+  for (const [field, value] of Object.entries(before)) if (!(field in after)) changes.push({ field, before: value });
+  return changes;
 }
 
 function parseObject(text) {

@@ -1,0 +1,98 @@
+// The thread list: the user's own conversations, those waiting for them first (`GET /api/threads?mine=1`).
+import * as api from "./api.js";
+import { h } from "./dom.js";
+import { currentLanguage, t } from "./i18n.js";
+
+/** Draws the list into `list` (inside the `panel` disclosure) and the waiting count into `count`. */
+export class ThreadList {
+  constructor({ list, panel, count, current }) {
+    this.list = list;
+    this.panel = panel;
+    this.count = count;
+    this.current = current;
+    this.pending = undefined;
+    // Open beside the conversation on wide screens; one line above it on phones.
+    const wide = window.matchMedia("(min-width: 64rem)");
+    this.panel.open = wide.matches;
+    wide.addEventListener("change", (event) => (this.panel.open = event.matches));
+  }
+
+  /** Reloads the list; calls made while one is loading share the next load. */
+  refresh() {
+    if (this.pending) {
+      this.again = true;
+      return this.pending;
+    }
+    this.pending = this.load().finally(() => {
+      this.pending = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.refresh();
+      }
+    });
+    return this.pending;
+  }
+
+  async load() {
+    let threads;
+    try {
+      threads = await api.listThreads();
+    } catch {
+      // Without a token (or while the server is away) the list stays as it was; the page says why elsewhere.
+      return;
+    }
+    this.render(threads);
+  }
+
+  render(threads) {
+    const waiting = threads.filter((thread) => thread.waitingForYou).length;
+    this.count.textContent = waiting > 0 ? t("waitingCount", { n: waiting }) : "";
+    this.count.hidden = waiting === 0;
+    if (threads.length === 0) {
+      this.list.replaceChildren(h("li", { class: "muted", text: t("threadsEmpty") }));
+      return;
+    }
+    const current = this.current();
+    this.list.replaceChildren(
+      ...threads.map((thread) => {
+        const url = new URL(location.href);
+        url.hash = "";
+        url.search = "";
+        url.searchParams.set("thread", thread.threadId);
+        const badge = thread.waitingForYou
+          ? h("span", { class: "badge waiting", text: t("waitingForYou") })
+          : thread.status === "running"
+            ? h("span", { class: "badge running", text: t("threadRunning") })
+            : null;
+        return h(
+          "li",
+          { dataset: { threadId: thread.threadId, waiting: String(thread.waitingForYou) } },
+          h(
+            "a",
+            {
+              href: `${url.pathname}${url.search}`,
+              "aria-current": thread.threadId === current ? "page" : undefined,
+            },
+            h("span", { class: "thread-title", text: thread.title || t("untitled") }),
+            h(
+              "span",
+              { class: "thread-meta" },
+              badge,
+              h("time", { datetime: thread.updatedAt, text: when(thread.updatedAt) }),
+            ),
+          ),
+        );
+      }),
+    );
+  }
+}
+
+/** A short local time: the clock today, else the date. */
+function when(iso) {
+  const date = new Date(iso);
+  const locale = currentLanguage() === "zh" ? "zh-CN" : "en-US";
+  const today = new Date().toDateString() === date.toDateString();
+  return today
+    ? date.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" })
+    : date.toLocaleDateString(locale, { month: "short", day: "numeric" });
+}
