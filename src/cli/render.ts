@@ -1,5 +1,5 @@
 import type { MessageView } from "../service/runtime.js";
-import type { RunEvent } from "../contracts/events.js";
+import type { AssistantDelta, RunEvent } from "../contracts/events.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import { compactJson, formatDuration, formatSpend, indent } from "./format.js";
 import { describePause } from "./pause.js";
@@ -41,12 +41,15 @@ const STOP_COLORS: Record<StopReason, keyof Style> = {
 /**
  * Turns run events into terminal lines as they arrive. Calls proposed together are listed
  * under one step before any of their results, so parallel calls are visible; every call
- * and its result share a tag like [3].
+ * and its result share a tag like [3]. Answer fragments, when shown, are written as they
+ * come; the complete message that follows them is then not printed again.
  */
 export class EventRenderer {
   private readonly tags = new Map<string, number>();
   private step: number;
   private previous: RunEvent["type"] | undefined;
+  /** Text written live since the last recorded event. */
+  private streamed = "";
 
   constructor(
     private readonly style: Style,
@@ -67,9 +70,23 @@ export class EventRenderer {
     return `[${this.tags.get(callId)}]`;
   };
 
+  /** The text one answer fragment writes (no line end: the next fragment continues it). */
+  renderDelta(event: AssistantDelta): string {
+    const lead = this.streamed === "" ? "\n" : "";
+    this.streamed += event.text;
+    return lead + event.text;
+  }
+
   /** The lines one event prints (possibly none). */
   render(event: RunEvent): string[] {
-    const lines = this.linesFor(event);
+    const streamed = this.streamed;
+    this.streamed = "";
+    let lines: string[];
+    if (streamed === "") lines = this.linesFor(event);
+    // The answer is already on screen: end its line and leave a blank one, as a printed message does.
+    else if (event.type === "assistant_message" && event.content === streamed) lines = ["", ""];
+    // Text written before tool calls, or a reply that differs from what streamed: end the line, then print as usual.
+    else lines = ["", ...this.linesFor(event)];
     this.previous = event.type;
     return lines;
   }

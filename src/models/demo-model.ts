@@ -16,11 +16,12 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { Runnable } from "@langchain/core/runnables";
 import { writeAnswer } from "./demo/answer.js";
-import { detectIntent } from "./demo/intent.js";
+import { detectIntent, followUp } from "./demo/intent.js";
 import { planNextCalls } from "./demo/plan.js";
-import { readTurn } from "./demo/turn.js";
+import { earlierRequests, readTurn } from "./demo/turn.js";
 import { BoundToolNames } from "./demo/tool-names.js";
 import { textOf } from "./message-text.js";
+import { textFragments } from "./demo/fragments.js";
 
 /** Options of the demo model. */
 export interface DemoChatModelOptions extends BaseChatModelParams {
@@ -60,10 +61,26 @@ export class DemoChatModel extends BaseChatModel {
     return new DemoChatModel({ ...this.params, tools });
   }
 
-  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+  /** The whole reply; a caller that listens for tokens gets its text in fragments first, as from a streaming model. */
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     options.signal?.throwIfAborted();
     const message = this.respond(messages);
-    return { generations: [{ text: textOf(message.content), message }] };
+    const text = textOf(message.content);
+    if (runManager) {
+      for (const piece of textFragments(text)) {
+        options.signal?.throwIfAborted();
+        const chunk = new ChatGenerationChunk({
+          message: new AIMessageChunk({ id: message.id, content: piece }),
+          text: piece,
+        });
+        await runManager.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk });
+      }
+    }
+    return { generations: [{ text, message }] };
   }
 
   override async *_streamResponseChunks(
@@ -74,8 +91,8 @@ export class DemoChatModel extends BaseChatModel {
     const message = this.respond(messages);
     const id = message.id;
     const text = textOf(message.content);
-    // Text in short pieces, then every tool call as one chunk, then the usage.
-    const pieces = text.match(/[\s\S]{1,24}/g) ?? [];
+    // Text in words and a few Chinese characters at a time, then every tool call as one chunk, then the usage.
+    const pieces = textFragments(text);
     const chunks = [
       ...pieces.map((piece) => new AIMessageChunk({ id, content: piece })),
       ...message.tool_calls!.map(
@@ -103,7 +120,7 @@ export class DemoChatModel extends BaseChatModel {
   private respond(messages: BaseMessage[]): AIMessage {
     const names = new BoundToolNames(this.boundTools);
     const turn = names.bareTurn(readTurn(messages));
-    const intent = detectIntent(turn.request);
+    const intent = followUp(detectIntent(turn.request), earlierRequests(messages));
     const bound = names.bare();
     const calls = planNextCalls(turn, intent, bound);
     const toolCalls: ToolCall[] = calls.map((call) => ({

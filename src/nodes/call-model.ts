@@ -19,6 +19,7 @@ import { normalizeModelMessage } from "../models/normalize.js";
 import { invokeWithinWindow } from "../graph/context-overflow.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { tokenMeter } from "../graph/request-tokens.js";
+import { streamsText, withTextDeltas, type TextDeltaChunk } from "../models/text-deltas.js";
 
 /** What `call_model` needs. */
 export interface CallModelDeps {
@@ -76,13 +77,19 @@ export function makeCallModel(deps: CallModelDeps) {
     const exposed = exposedTools(options, step, deps.registry).filter((name) => deps.registry.isAvailable(name));
     const tools = deps.registry.specs(exposed);
     const bound = deps.model.bindTools!(tools);
+    // With the "custom" stream mode on, the reply's text reaches the stream while the model writes it.
+    const writer = config.writer;
+    const invocable =
+      writer && streamsText(deps.model)
+        ? withTextDeltas(bound, (text) => writer({ type: "assistant_delta", step, text } satisfies TextDeltaChunk))
+        : bound;
     const prompt = withUnavailableTools(deps.systemPrompt ?? SYSTEM_PROMPT, deps.registry.unavailable());
     const started = performance.now();
     let response: AIMessage;
     try {
       // Every request fits the window (design §2.10); the history in the state stays whole.
       const parts = { systemPrompt: prompt, tools, history, memory: state.memory };
-      const { raw, request } = await invokeWithinWindow(bound, parts, { budget, meter, signal });
+      const { raw, request } = await invokeWithinWindow(invocable, parts, { budget, meter, signal });
       // Merged memory is carried by every return below.
       if (request.memory) reset.memory = { replace: request.memory };
       // The reply as it came (a chunk keeps the raw streamed arguments that reveal a cut-off call).

@@ -16,7 +16,7 @@ import { CancellationRegistry } from "./cancellation.js";
 import { consoleLogger, type Logger } from "./logger.js";
 import { driveRun } from "./drive-run.js";
 import { EventChannel } from "./event-channel.js";
-import type { RunEvent } from "../contracts/events.js";
+import type { RunEvent, StreamEvent } from "../contracts/events.js";
 import { maskValue } from "../execution/sanitize.js";
 import { endPause } from "./end-pause.js";
 import { exportRecords } from "./records-export.js";
@@ -116,7 +116,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
     const configurable = { thread_id: threadId, run_id: plan.runId, ...runOptions };
     const recursionLimit = recursionLimitFor(runOptions);
-    const channel = new EventChannel<RunEvent>(deps.onEvent);
+    const channel = new EventChannel<StreamEvent>(observeRecorded(deps.onEvent));
     const { release } = holdForRun({ storage, threadId, lease, cancellations, logger });
     const config = { configurable, recursionLimit };
     const run = driveRun({
@@ -153,8 +153,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return threadId;
     },
 
-    async startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>> {
-      return launch({
+    async startRun(request: StartRunRequest): Promise<AsyncIterable<StreamEvent>> {
+      assertMessageFits(request.message);
+      const events = await launch({
         threadId: request.threadId,
         user: request.user,
         runOptions: request.options,
@@ -237,9 +238,20 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   };
 }
 
-/** Collects a run's events until it finishes (tests, benchmarks and scripts that need the whole run at once). */
-export async function collectEvents(events: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
+/**
+ * Collects a run's recorded events until it finishes (tests, benchmarks and scripts that need
+ * the whole run at once); answer fragments are left out, the complete message is among the events.
+ */
+export async function collectEvents(events: AsyncIterable<StreamEvent>): Promise<RunEvent[]> {
   const collected: RunEvent[] = [];
-  for await (const event of events) collected.push(event);
+  for await (const event of events) if (event.type !== "assistant_delta") collected.push(event);
   return collected;
+}
+
+/** An observer of the recorded events only, for a channel that also carries answer fragments. */
+function observeRecorded(onEvent: ((event: RunEvent) => void) | undefined): ((event: StreamEvent) => void) | undefined {
+  if (!onEvent) return undefined;
+  return (event) => {
+    if (event.type !== "assistant_delta") onEvent(event);
+  };
 }

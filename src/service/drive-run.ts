@@ -4,7 +4,7 @@ import { Command } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
-import type { RunEvent, RunEventBody } from "../contracts/events.js";
+import type { RunEventBody, StreamEvent } from "../contracts/events.js";
 import type { EventChannel } from "./event-channel.js";
 import { pendingInterrupt } from "../graph/pause.js";
 import { eventsForMessage } from "./message-views.js";
@@ -17,6 +17,8 @@ import { runEnd } from "../graph/run-info.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { Logger } from "./logger.js";
+import { isTextDeltaChunk } from "../models/text-deltas.js";
+import type { PauseEvent } from "./pause-webhook-body.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -27,7 +29,8 @@ export interface DriveOptions {
   /** New messages, a resume command, or null to continue from the last checkpoint. */
   input: { messages: BaseMessage[] } | Command | null;
   config: RunnableConfig;
-  channel: EventChannel<RunEvent>;
+  /** Receives the recorded events and, between them, the unrecorded answer fragments. */
+  channel: EventChannel<StreamEvent>;
   /** Ids of messages already in the thread, so only new ones become events. */
   seen: Set<string>;
   /** Receives unexpected failures. */
@@ -41,6 +44,8 @@ export interface DriveOptions {
 /**
  * Streams the graph with `streamMode: "values"` and turns each new message (by id, since
  * a resumed stream re-sends the whole state) into events, recorded before they are pushed.
+ * The "custom" mode carries the text a model writes, pushed as `assistant_delta` and never
+ * recorded: the complete `assistant_message` from the values supersedes it.
  * Always ends with `run_finished`; an unexpected error becomes a readable answer.
  */
 export async function driveRun(options: DriveOptions): Promise<StopReason> {
@@ -69,13 +74,18 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   try {
     const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], {
       ...options.config,
-      streamMode: "values",
+      streamMode: ["values", "custom"],
       // Each checkpoint is on disk before the next step starts, so a process killed mid-step
       // is recovered from the step it was in, never from an older one (writes are journaled either way).
       durability: "sync",
     });
-    for await (const chunk of stream) {
+    for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
       await announce();
+      if (mode === "custom") {
+        if (isTextDeltaChunk(chunk))
+          channel.push({ type: "assistant_delta", threadId, runId, step: chunk.step, text: chunk.text });
+        continue;
+      }
       const values = chunk as Partial<AgentStateType>;
       let emitted = false;
       for (const message of values.messages ?? []) {

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../contracts/observation.js";
 import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
-import type { RunEvent } from "../contracts/events.js";
+import type { CallDecisionView, RunEvent, StreamEvent } from "../contracts/events.js";
 import type { RunOptionsRequest } from "../graph/limits.js";
 import type { RunUser } from "../contracts/user.js";
 import type { RecordsSummary } from "../storage/types.js";
@@ -108,17 +108,18 @@ export interface ResumeRunRequest {
  * What the CLI, the HTTP API and tests use to drive opspilot. `startRun` and `resumeRun`
  * validate and take the thread's lock before they return, so refusals (unknown thread,
  * busy, bad resume) are thrown as `OpsPilotError`s and nothing has changed; the returned
- * iterable then yields the run's events until `run_finished`.
+ * iterable then yields the run's events until `run_finished`, with `assistant_delta` fragments
+ * (not recorded) between them while a model writes its text.
  */
 export interface Runtime {
   /** Creates a thread owned by `user`. */
   createThread(user: RunUser): Promise<string>;
   /** Starts a run on a thread. */
-  startRun(request: StartRunRequest): Promise<AsyncIterable<RunEvent>>;
+  startRun(request: StartRunRequest): Promise<AsyncIterable<StreamEvent>>;
   /** Resumes a paused thread. */
-  resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<RunEvent>>;
+  resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>>;
   /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */
-  recoverRun(threadId: string, user: RunUser): Promise<AsyncIterable<RunEvent>>;
+  recoverRun(threadId: string, user: RunUser): Promise<AsyncIterable<StreamEvent>>;
   /** Cancels the thread's running run (in any process) or ends its pause; false when there was neither. */
   cancelRun(threadId: string, user: RunUser): Promise<boolean>;
   /** The thread's status, messages and pending pause. */
