@@ -1,4 +1,5 @@
-import { logsOf, relevantRunbooks, runbooksOf, scalarFields, serviceOf, type LogSummary } from "./data.js";
+import { logsOf, relevantRunbooks, runbooksOf, serviceOf, type LogSummary } from "./data.js";
+import { metricsLines } from "./metrics-answer.js";
 import type { Intent } from "./intent.js";
 import { phrases, type Phrases } from "./phrases.js";
 import { ACTION_TOOL } from "./plan.js";
@@ -132,14 +133,7 @@ function actionLines(
     return [
       p.rolledBack({ ...fields, toVersion: optionalText(data.toVersion), fromVersion: optionalText(data.fromVersion) }),
     ];
-  const nested = Object.entries(data).filter(
-    ([, value]) => typeof value === "object" && value !== null && !Array.isArray(value),
-  );
-  const metricLines = [
-    ...scalarFields(data, ["service", "environment", "name", "nameZh"]).map(([key, value]) => `- ${key}: ${value}`),
-    ...nested.flatMap(([key, value]) => scalarFields(value, []).map(([name, item]) => `- ${key}.${name}: ${item}`)),
-  ];
-  return [p.metricsHeader(fields.service, environment), ...metricLines];
+  return metricsLines(data, fields, p);
 }
 
 function optionalText(value: unknown): string | undefined {

@@ -34,6 +34,12 @@ const PATTERNS = {
 };
 
 const ZH_FILLERS = [
+  "那么",
+  "那",
+  "还有",
+  "再看看",
+  "再查查",
+  "再",
   "帮我看看",
   "帮忙看看",
   "看一下",
@@ -111,6 +117,29 @@ export function detectIntent(text: string): Intent {
   if (PATTERNS.greeting.test(text.trim())) return { ...base, kind: "greeting" };
   if (PATTERNS.thanks.test(text)) return { ...base, kind: "thanks" };
   return { ...base, kind: "help" };
+}
+
+/** What a follow-up may carry over from an earlier question. */
+const CARRIED_KINDS: ReadonlySet<IntentKind> = new Set(["investigate", "metrics", "docs", "restart", "rollback"]);
+
+/**
+ * A request that only names a service ("and the order service?", "那订单服务呢？") asks the
+ * previous question again about that service: the intent of the latest earlier request
+ * that asked something is carried over, with the new service. The environment is carried
+ * for reads only; a restart or rollback of another service asks for its own.
+ */
+export function followUp(intent: Intent, earlier: readonly string[]): Intent {
+  if (intent.kind !== "help" || !intent.serviceQuery) return intent;
+  const previous = earlier.map(detectIntent).find((candidate) => CARRIED_KINDS.has(candidate.kind));
+  if (!previous) return intent;
+  const reads = previous.kind === "investigate" || previous.kind === "metrics" || previous.kind === "docs";
+  return {
+    ...intent,
+    kind: previous.kind,
+    wantsDocs: previous.wantsDocs,
+    docsQuery: intent.serviceQuery,
+    environment: intent.environment ?? (reads ? previous.environment : undefined),
+  };
 }
 
 /** The environment the user named, if any: never guessed. */

@@ -25,7 +25,25 @@ export interface Phrases {
   rolledBack(data: { service: string; environment: string; toVersion?: string; fromVersion?: string }): string;
   rejected(action: string, service: string, message: string): string;
   actionNames: Record<"restart" | "rollback", string>;
-  metricsHeader(service: string, environment: string | undefined): string;
+  metricsSummary(data: MetricsSummary): string;
+  metricsUnhealthy(service: string, environment: string): string;
+  metricsHealthy: string;
+  /** Row names of the metrics table, by result key. */
+  metricNames: Record<string, string>;
+  /** Column names of the metrics table. */
+  metricHeader: [string, string];
+}
+
+/** What the first sentence of a metrics answer says. */
+export interface MetricsSummary {
+  service: string;
+  environment: string;
+  status?: string;
+  version?: string;
+  previousVersion?: string;
+  window?: string;
+  errorRate?: number;
+  latency?: number;
 }
 
 const zh: Phrases = {
@@ -33,7 +51,14 @@ const zh: Phrases = {
   greeting:
     "你好！我是 opspilot 的离线演示模型，可以帮你查服务的报错日志、对照文档里的处理建议、查看指标，或在你确认后重启、回滚服务。",
   thanks: "不客气，有需要随时叫我。",
-  help: "我是离线演示模型，只懂几类请求：查某个服务的报错（可以顺便对照文档）、查指标、查文档，以及重启或回滚某个服务。比如：“看看支付服务最近报错，顺便对照一下文档里的处理建议”。",
+  help: [
+    "我是离线演示模型，只听得懂这几类请求：",
+    "- 查服务最近的报错，比如“看看支付服务最近报错”（加上“对照一下文档里的处理建议”会顺便查文档）",
+    "- 查服务的指标，比如“订单服务在生产环境的指标怎么样”",
+    "- 查文档，比如“数据库连接池耗尽怎么处理”",
+    "- 在你确认后重启或回滚服务，比如“重启测试环境的支付服务”",
+    "- 同一个会话里接着问别的服务，比如“那订单服务呢？”",
+  ].join("\n"),
   askService: "请告诉我是哪个服务，例如“支付服务”。",
   noService: (query) => `没有找到与“${query}”匹配的服务。`,
   toolUnavailable: (tool) => `当前没有可用的 ${tool} 工具，无法完成这一步。`,
@@ -60,7 +85,24 @@ const zh: Phrases = {
   rejected: (action, service, message) =>
     `你拒绝了${action} ${service}，没有执行任何操作${message ? `（${message}）` : ""}。`,
   actionNames: { restart: "重启", rollback: "回滚" },
-  metricsHeader: (service, environment) => `${service} ${environment ? `在 ${environment} 环境` : ""}的指标：`,
+  metricsSummary: (data) =>
+    `${data.service} 在 ${data.environment} 环境${data.status ? `目前状态为 ${data.status}` : ""}${data.version ? `，运行版本 ${data.version}${data.previousVersion ? `（上一个版本 ${data.previousVersion}）` : ""}` : ""}。` +
+    (data.errorRate !== undefined || data.latency !== undefined
+      ? `${data.errorRate !== undefined ? `错误率 ${data.errorRate}%` : ""}${data.errorRate !== undefined && data.latency !== undefined ? "，" : ""}${data.latency !== undefined ? `P95 延迟 ${data.latency} ms` : ""}。`
+      : ""),
+  metricsUnhealthy: (service, environment) =>
+    `这些数字偏高，服务不太健康；可以接着问“看看 ${service} 在 ${environment} 环境最近的报错”找原因。`,
+  metricsHealthy: "这些数字看起来正常。",
+  metricNames: {
+    errorRatePercent: "错误率",
+    p95LatencyMs: "P95 延迟",
+    rps: "每秒请求数",
+    cpuPercent: "CPU",
+    memoryPercent: "内存",
+    instances: "实例数",
+    restartCount: "重启次数",
+  },
+  metricHeader: ["指标", "数值"],
 };
 
 const en: Phrases = {
@@ -68,7 +110,14 @@ const en: Phrases = {
   greeting:
     "Hello! I am opspilot's offline demo model. I can check a service's error logs, compare them with the runbooks' advice, show metrics, or restart and roll back a service once you approve.",
   thanks: "You're welcome. Ask any time.",
-  help: "I am the offline demo model and understand a few requests: a service's recent errors (optionally compared with the runbooks), its metrics, runbook lookups, and restarting or rolling back a service. For example: \"Check the payment service's recent errors and compare them with the handling advice in the runbooks\".",
+  help: [
+    "I am the offline demo model and understand only these requests:",
+    '- a service\'s recent errors, e.g. "check the payment service errors in prod" (add "and the runbook advice" to compare them with the runbooks)',
+    '- a service\'s metrics, e.g. "metrics of the order service in prod"',
+    '- runbook lookups, e.g. "how do I handle an exhausted connection pool"',
+    '- restarting or rolling back a service once you approve, e.g. "restart the payment service in staging"',
+    '- follow-ups on the same thread, e.g. "and the order service?"',
+  ].join("\n"),
   askService: 'Which service do you mean? For example "the payment service".',
   noService: (query) => `No service matches "${query}".`,
   toolUnavailable: (tool) => `The ${tool} tool is not available here, so I could not do this step.`,
@@ -96,7 +145,24 @@ const en: Phrases = {
   rejected: (action, service, message) =>
     `You rejected the ${action} of ${service}; nothing was done${message ? ` (${message})` : ""}.`,
   actionNames: { restart: "restart", rollback: "rollback" },
-  metricsHeader: (service, environment) => `Metrics of ${service}${environment ? ` in ${environment}` : ""}:`,
+  metricsSummary: (data) =>
+    `${data.service} in ${data.environment}${data.status ? ` is ${data.status}` : ""}${data.version ? `${data.status ? "," : ""} running ${data.version}${data.previousVersion ? ` (previous ${data.previousVersion})` : ""}` : ""}.` +
+    (data.errorRate !== undefined || data.latency !== undefined
+      ? ` ${data.window ? `Over the ${data.window}, ` : ""}${data.errorRate !== undefined ? `${data.errorRate}% of requests failed` : ""}${data.errorRate !== undefined && data.latency !== undefined ? " and " : ""}${data.latency !== undefined ? `p95 latency was ${data.latency} ms` : ""}.`
+      : ""),
+  metricsUnhealthy: (service, environment) =>
+    `That is not healthy; ask "check the ${service} errors in ${environment}" to see why.`,
+  metricsHealthy: "These numbers look normal.",
+  metricNames: {
+    errorRatePercent: "error rate",
+    p95LatencyMs: "p95 latency",
+    rps: "requests per second",
+    cpuPercent: "CPU",
+    memoryPercent: "memory",
+    instances: "instances",
+    restartCount: "restarts",
+  },
+  metricHeader: ["metric", "value"],
 };
 
 /** Advice as an indented numbered list, one step a line. */

@@ -58,6 +58,12 @@ export function readTurn(messages: readonly BaseMessage[]): Turn {
   return { request, calls };
 }
 
+/** Texts of the user's earlier messages in the conversation, the latest first (the current request left out). */
+export function earlierRequests(messages: readonly BaseMessage[]): string[] {
+  const requests = messages.filter((message) => message.type === "human").map((message) => textOf(message.content));
+  return requests.slice(0, -1).reverse();
+}
+
 /** The latest observation of a tool in the turn (undefined while the tool was not called or not answered). */
 export function lastObservation(turn: Turn, tool: string): SeenObservation | undefined {
   return [...turn.calls].reverse().find((call) => call.tool === tool && call.observation)?.observation;
