@@ -10,8 +10,8 @@ import { contextBudgetFor, type ContextBudget } from "../models/context-budget.j
 import { CancellationRegistry } from "../service/cancellation.js";
 import type { Runtime } from "../service/runtime.js";
 import { createRuntime, type RuntimeSettings } from "../service/create-runtime.js";
-import { consoleLogger } from "../service/logger.js";
-import { openPostgres } from "../storage/open-postgres.js";
+import { consoleLogger, type Logger } from "../service/logger.js";
+import { createPauseWebhook, type PauseWebhook } from "../service/pause-webhook.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
 import { createThreadTools, OpsStore, type RunbookSource } from "../tools/index.js";
@@ -116,6 +116,7 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
     limits: parts.limits,
     quotas: parts.quotas,
     onEvent: parts.onEvent,
+    onPause: parts.onPause,
     logger: parts.logger,
     shutdownGraceMs: parts.shutdownGraceMs,
     currentRoles: parts.currentRoles,
@@ -188,11 +189,13 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   });
   // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
   const limits = serverRunLimits(env, config);
+  const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
   const { graph, runtime } = wireLoop({
     ...options,
     model,
     registry,
     ...backend,
+    onPause: pauseWebhook?.notify,
     defaults: { ...limits.defaults, ...options.defaults },
     limits: limits.policy,
     quotas: dailyQuotas(env),
@@ -215,6 +218,19 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
       await backend.close();
     },
   };
+}
+
+/** The pause notifier `OPSPILOT_PAUSE_WEBHOOK` asks for, linking to `OPSPILOT_PUBLIC_URL` (else this server's address). */
+function pauseWebhookOf(env: Env, storage: Storage, logger: Logger): PauseWebhook | undefined {
+  if (!env.OPSPILOT_PAUSE_WEBHOOK) return undefined;
+  const host = env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST;
+  return createPauseWebhook({
+    url: env.OPSPILOT_PAUSE_WEBHOOK,
+    format: env.OPSPILOT_PAUSE_WEBHOOK_FORMAT,
+    publicUrl: env.OPSPILOT_PUBLIC_URL ?? `http://${host}:${env.PORT}/`,
+    events: storage,
+    logger,
+  });
 }
 
 async function closeSources(sources: readonly ToolSource[]): Promise<void> {

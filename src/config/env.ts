@@ -32,6 +32,9 @@ function parseApiTokens(value: string, ctx: z.RefinementCtx): ReadonlyMap<string
   return tokens;
 }
 
+/** Shapes of a pause notice's body (`src/service/pause-webhook-body.ts`). */
+const PAUSE_WEBHOOK_FORMATS = ["json", "slack", "feishu", "dingtalk"] as const;
+
 /** An integer variable in [min, max], with one message for every way it can be wrong. */
 function integer(min: number, max: number) {
   const error = `must be an integer from ${min} to ${max}`;
@@ -150,6 +153,20 @@ export const EnvSchema = z.object({
   OPSPILOT_PRICE_OUTPUT_PER_MTOK: decimal(0)
     .default(0)
     .describe("USD per million output tokens, for cost records and budgets"),
+  OPSPILOT_PAUSE_WEBHOOK: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://hooks.slack.com/services/..." })
+    .optional()
+    .describe("URL each new pause (a question or an approval waiting for a person) is POSTed to; unset: no notices"),
+  OPSPILOT_PAUSE_WEBHOOK_FORMAT: z
+    .enum(PAUSE_WEBHOOK_FORMATS, { error: `must be one of ${PAUSE_WEBHOOK_FORMATS.join(", ")}` })
+    .default("json")
+    .describe(
+      "Body of a pause notice: generic json, or a text message for slack, feishu or dingtalk incoming webhooks",
+    ),
+  OPSPILOT_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://opspilot.example.com" })
+    .optional()
+    .describe("Address people open the web page at, for links in pause notices (default http://HOST:PORT)"),
   OPSPILOT_QUOTA_RUNS_PER_DAY: integer(1, 10_000_000)
     .optional()
     .describe("Runs each user may start per UTC day (unset: unlimited)"),

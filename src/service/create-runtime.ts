@@ -7,7 +7,7 @@ import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CurrentRoles, RunUser } from "../contracts/user.js";
-import { ThreadBusyError, ThreadNotFoundError } from "../contracts/errors.js";
+import { assertMessageFits, ThreadBusyError, ThreadNotFoundError } from "../contracts/errors.js";
 import { planRecover, planResume, planStart, type Planner, type RunPlan } from "./run-plans.js";
 import { runOptionsFor } from "./run-options.js";
 import { threadView } from "./thread-view.js";
@@ -34,8 +34,10 @@ export interface RuntimeSettings {
   limits?: LimitPolicy;
   /** What each user may spend per UTC day (unlimited by default). */
   quotas?: DailyQuotas;
-  /** Sees every event of every run this runtime drives (metrics). */
+  /** Sees every recorded event of every run this runtime drives (metrics); answer fragments are not shown to it. */
   onEvent?: (event: RunEvent) => void;
+  /** Told of each new pause once it is recorded (the pause webhook); must return at once. */
+  onPause?: (event: PauseEvent) => void;
   /** Receives unexpected failures (stderr by default). */
   logger?: Logger;
   /** On close, how long running runs may go on before they are cancelled (0 by default). */
@@ -130,6 +132,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       seen,
       logger,
       viewArgs,
+      onPause: deps.onPause,
       beforeFinish: release,
     });
     const settled = run

@@ -37,6 +37,8 @@ export interface DriveOptions {
   logger: Logger;
   /** How tool-call args appear in events: validated and masked. */
   viewArgs: ArgsView;
+  /** Told of each pause once it is recorded; must return at once (notices are sent in the background). */
+  onPause?: (event: PauseEvent) => void;
   /** Runs before `run_finished` is sent (releases the thread), so a client may start the next run at once. */
   beforeFinish: () => Promise<void>;
 }
@@ -51,7 +53,11 @@ export interface DriveOptions {
 export async function driveRun(options: DriveOptions): Promise<StopReason> {
   const { graph, storage, threadId, runId, channel, seen } = options;
   const started = Date.now();
-  const emit = async (body: RunEventBody) => channel.push(await storage.appendEvent(threadId, runId, body));
+  const emit = async (body: RunEventBody) => {
+    const event = await storage.appendEvent(threadId, runId, body);
+    channel.push(event);
+    return event;
+  };
   // A resume continues the same logical run: metrics must not count it as another one.
   const resuming = options.input instanceof Command;
   // A new message is announced only once the checkpoint holds it: a process killed before that
@@ -112,7 +118,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     };
     const pause = pendingInterrupt(snapshot);
     if (pause) {
-      await emit({ type: "loop_interrupt", ...pause });
+      const event = await emit({ type: "loop_interrupt", ...pause });
+      if (event.type === "loop_interrupt") notifyPause(options, event);
       stopReason = "interrupted";
     } else stopReason = state.stop?.reason ?? "final_answer";
   } catch (error) {
@@ -180,6 +187,15 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
     }).catch((recordError: unknown) => options.logger.error("could not record the closed calls", recordError));
   }
   return repairs;
+}
+
+/** Hands a recorded pause to the notifier; a notifier that throws is logged and never fails the run. */
+function notifyPause(options: DriveOptions, event: PauseEvent): void {
+  try {
+    options.onPause?.(event);
+  } catch (error) {
+    options.logger.error("the pause notifier failed", error);
+  }
 }
 
 /** The id of the user's message a run starts from, when its input is a new message. */

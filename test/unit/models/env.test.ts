@@ -26,6 +26,7 @@ describe("loadEnv", () => {
       OPSPILOT_LOG_LEVEL: "info",
       OPSPILOT_PRICE_INPUT_PER_MTOK: 0,
       OPSPILOT_PRICE_OUTPUT_PER_MTOK: 0,
+      OPSPILOT_PAUSE_WEBHOOK_FORMAT: "json",
     });
   });
 

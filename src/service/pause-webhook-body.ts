@@ -1,0 +1,83 @@
+import type { RunEvent } from "../contracts/events.js";
+
+/** A pause as the run stream recorded it (args already masked, as clients see them). */
+export type PauseEvent = Extract<RunEvent, { type: "loop_interrupt" }>;
+
+/** How the body of a pause notice is shaped: generic JSON, or the text message of a chat's incoming webhook. */
+export const PAUSE_WEBHOOK_FORMATS = ["json", "slack", "feishu", "dingtalk"] as const;
+
+/** One of `PAUSE_WEBHOOK_FORMATS`. */
+export type PauseWebhookFormat = (typeof PAUSE_WEBHOOK_FORMATS)[number];
+
+/** The generic JSON notice of a pause. */
+export interface PauseNotice {
+  type: "pause";
+  /** Where a person answers it: the web page opened on the thread. */
+  link: string;
+  threadId: string;
+  runId: string;
+  interruptId: string;
+  interruptType: PauseEvent["interruptType"];
+  reason: string;
+  /** Names of the waiting tools, in order. */
+  tools: string[];
+  /** The waiting calls as the events show them (masked args, risk, missing fields). */
+  calls: PauseEvent["calls"];
+}
+
+/** The link to the web page open on a thread. */
+export function threadLink(publicUrl: string, threadId: string): string {
+  const url = new URL(publicUrl);
+  url.searchParams.set("thread", threadId);
+  return url.toString();
+}
+
+/** The generic notice of a pause. */
+export function pauseNotice(event: PauseEvent, publicUrl: string): PauseNotice {
+  return {
+    type: "pause",
+    link: threadLink(publicUrl, event.threadId),
+    threadId: event.threadId,
+    runId: event.runId,
+    interruptId: event.interruptId,
+    interruptType: event.interruptType,
+    reason: event.reason,
+    tools: event.calls.map((call) => call.tool),
+    calls: event.calls,
+  };
+}
+
+/** The notice as a few lines of plain text, for chat webhooks. */
+export function pauseText(notice: PauseNotice): string {
+  const title =
+    notice.interruptType === "confirm_risky"
+      ? "opspilot is waiting for your approval of a high-risk action"
+      : "opspilot is waiting for details from you";
+  return [
+    `⏸ ${title}`,
+    notice.reason,
+    ...notice.calls.map((call) => `• ${call.tool} ${JSON.stringify(call.args)}`),
+    `Thread ${notice.threadId}: ${notice.link}`,
+  ].join("\n");
+}
+
+/** The request body of a notice in the chosen format. */
+export function pauseWebhookBody(notice: PauseNotice, format: PauseWebhookFormat): unknown {
+  switch (format) {
+    case "json":
+      return notice;
+    case "slack":
+      return {
+        text: pauseText(notice),
+        blocks: [{ type: "section", text: { type: "mrkdwn", text: pauseText(notice) } }],
+      };
+    case "feishu":
+      return { msg_type: "text", content: { text: pauseText(notice) } };
+    case "dingtalk":
+      return { msgtype: "text", text: { content: pauseText(notice) } };
+    default: {
+      const _exhaustive: never = format;
+      return _exhaustive;
+    }
+  }
+}
