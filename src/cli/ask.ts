@@ -1,4 +1,4 @@
-import { ThreadPausedError } from "../contracts/errors.js";
+import { assertMessageFits, ThreadPausedError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError } from "./cli-error.js";
 import { EventRenderer } from "./render.js";
@@ -15,6 +15,8 @@ export async function runAsk(ctx: CliContext, args: CliArgs): Promise<number> {
       throw new CliUsageError("--approve, --param, --edit, --reject and --resume answer a pause: add --thread <id>.");
     if (args.question === undefined)
       throw new CliUsageError('Missing question: npm run ask -- "your question" (run with --help for more).');
+    // Refused before a thread is made for it, in the words the API uses.
+    assertMessageFits(args.question);
     const threadId = await ctx.runtime.createThread(ctx.user);
     return exitCodeFor(await askQuestion(ctx, threadId, args.question, new EventRenderer(ctx.style)));
   }

@@ -2,15 +2,15 @@ import { OpsPilotError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError, reportError } from "./cli-error.js";
 import { EventRenderer } from "./render.js";
+import { CHAT_HELP, parseChatCommand, threadLines, unknownCommandLine } from "./chat-commands.js";
 import { exitCodeFor, type CliContext, type RunOutcome } from "./session.js";
 import { answerWithFlags, askQuestion, openThread, settleThread } from "./thread.js";
 
-const EXIT_WORDS = new Set(["/exit", "/quit", "exit", "quit"]);
-
 /**
  * `chat`: a conversation on one thread (new, or `--thread`), one question per line, until
- * /exit, end of input or Ctrl-C at the prompt. Pauses are answered in place on a TTY;
- * otherwise the chat prints how to resume and ends, since the thread now waits.
+ * /exit, end of input or Ctrl-C at the prompt; /help, /thread and /new are commands of the
+ * chat, never questions. Pauses are answered in place on a TTY; otherwise the chat prints
+ * how to resume and ends, since the thread now waits.
  */
 export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
   if (args.thread === undefined && hasDecisionFlags(args.decisions))
@@ -29,7 +29,10 @@ export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
     threadId = await ctx.runtime.createThread(ctx.user);
     renderer = new EventRenderer(ctx.style);
   }
-  if (!ctx.json) ctx.out(ctx.style.dim(`opspilot chat · thread ${threadId} · /exit or Ctrl-D to leave`));
+  if (!ctx.json)
+    ctx.out(ctx.style.dim(`opspilot chat · thread ${threadId} · /help for commands, /exit or Ctrl-D to leave`));
+  // With --json stdout carries only events: what the commands print goes to stderr.
+  const say = (line: string) => (ctx.json ? ctx.err(line) : ctx.out(line));
   let pending = args.question;
   for (;;) {
     const line = pending ?? (await readQuestion(ctx));
@@ -37,7 +40,18 @@ export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
     if (line === undefined) break;
     const question = line.trim();
     if (question.length === 0) continue;
-    if (EXIT_WORDS.has(question)) break;
+    const command = parseChatCommand(question);
+    if (command?.kind === "exit") break;
+    if (command?.kind === "help") CHAT_HELP.forEach(say);
+    else if (command?.kind === "thread") threadLines(threadId).forEach(say);
+    else if (command?.kind === "unknown") ctx.err(ctx.style.yellow(unknownCommandLine(command.word)));
+    else if (command?.kind === "new") {
+      const previous = threadId;
+      threadId = await ctx.runtime.createThread(ctx.user);
+      renderer = new EventRenderer(ctx.style);
+      say(ctx.style.dim(`new thread ${threadId} (the previous one, ${previous}, is kept)`));
+    }
+    if (command) continue;
     const outcome = await askSafely(ctx, threadId, question, renderer);
     if (outcome?.pause) return exitCodeFor(outcome);
   }

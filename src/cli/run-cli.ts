@@ -97,6 +97,8 @@ function contextFor(
     user: args.user,
     runOptions: Object.keys(args.limits).length > 0 ? args.limits : undefined,
     out: (line) => void io.stdout.write(line + "\n"),
+    write: (text) => void io.stdout.write(text),
+    streamAnswers: !args.json && io.stdout.isTTY === true,
     err: (line) => void io.stderr.write(line + "\n"),
     json: args.json,
     interactive: io.stdin.isTTY === true && !args.noInput && !args.json,

@@ -1,7 +1,7 @@
 import type { RunOptionsRequest } from "../graph/limits.js";
 import { ResumeRejectedError } from "../contracts/errors.js";
 import type { Runtime } from "../service/runtime.js";
-import type { RunEvent } from "../contracts/events.js";
+import type { StreamEvent } from "../contracts/events.js";
 import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../contracts/user.js";
@@ -20,6 +20,10 @@ export interface CliContext {
   runOptions?: RunOptionsRequest;
   /** Writes one line to stdout. */
   out(line: string): void;
+  /** Writes text to stdout as it is (answer fragments). */
+  write(text: string): void;
+  /** Answers are shown as the model writes them (stdout is a terminal and not --json); otherwise only complete messages. */
+  streamAnswers: boolean;
   /** Writes one line to stderr. */
   err(line: string): void;
   /** Raw events as JSON lines; nothing else on stdout. */
@@ -47,7 +51,7 @@ export interface RunOutcome {
 export async function consumeRun(
   ctx: CliContext,
   threadId: string,
-  events: AsyncIterable<RunEvent>,
+  events: AsyncIterable<StreamEvent>,
   renderer: EventRenderer,
 ): Promise<RunOutcome> {
   const outcome: RunOutcome = { stopReason: "error", cancelledByUser: false };
@@ -59,6 +63,10 @@ export async function consumeRun(
   });
   try {
     for await (const event of events) {
+      if (event.type === "assistant_delta") {
+        if (ctx.streamAnswers) ctx.write(renderer.renderDelta(event));
+        continue;
+      }
       if (ctx.json) ctx.out(JSON.stringify(event));
       else for (const line of renderer.render(event)) ctx.out(line);
       if (event.type === "loop_interrupt") outcome.pause = InterruptValueSchema.parse(event);
@@ -90,7 +98,7 @@ export async function settlePauses(
       if (!ctx.json) for (const line of ["", ...resumeInstructions(threadId, pause, ctx.style)]) ctx.out(line);
       return outcome;
     }
-    let events: AsyncIterable<RunEvent>;
+    let events: AsyncIterable<StreamEvent>;
     try {
       events = await ctx.runtime.resumeRun({ threadId, resume, user: ctx.user, options: ctx.runOptions });
     } catch (error) {

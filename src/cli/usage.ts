@@ -1,3 +1,5 @@
+import { MAX_MESSAGE_CHARS } from "../contracts/limits.js";
+
 /** The text of `--help`. */
 export const USAGE = `opspilot — ask the operations assistant from a terminal
 
@@ -6,7 +8,8 @@ Usage:
   npm run ask -- --thread <id> "question"    continue the conversation of a thread
   npm run ask -- --thread <id>               answer its pause (asks in place on a terminal) or recover an unfinished run
   npm run ask -- --thread <id> --param environment=prod | --approve | --edit '<json>' | --reject "reason"
-  npm run chat [-- --thread <id>]            a conversation on one thread, one question per line (/exit to leave)
+  npm run chat [-- --thread <id>]            a conversation on one thread, one question per line
+                                             (commands: /help, /thread, /new, /exit)
   npm run ask -- --tools                     list every tool with its effective policy (--json for JSON)
 
 Answering a pause (with --thread):
@@ -34,6 +37,8 @@ Options:
                            source and whether the server is up, with the config file's overrides applied
   -h, --help               show this help
 
+On a terminal the answer is printed as the model writes it; piped or with --json, only whole messages.
+Messages are at most ${MAX_MESSAGE_CHARS} characters (the same limit as the HTTP API).
 Ctrl-C during a run cancels it (stop reason "cancelled"); press it twice to quit at once.
 Settings come from the environment (see .env.example): OPSPILOT_DB (default ./.opspilot/opspilot.sqlite),
 OPSPILOT_MODEL (default "demo", offline), OPSPILOT_CONFIG (the config file: tools, MCP servers, policies). Colors only on a terminal; NO_COLOR turns them off.

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "./observation.js";
+import { MAX_MESSAGE_CHARS } from "./limits.js";
 
 /**
  * HTTP status of each application error code, beside the code so the server, the CLI and
@@ -20,6 +21,7 @@ const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = {
   limit_above_ceiling: 400,
   unknown_profile: 400,
   quota_exceeded: 429,
+  invalid_request: 400,
 };
 
 /** Base of opspilot's application errors: each has a stable `code` and the HTTP status that answers it. */
@@ -173,4 +175,23 @@ export class QuotaExceededError extends OpsPilotError {
   ) {
     super("quota_exceeded", message);
   }
+}
+
+/** A message over `MAX_MESSAGE_CHARS`: refused before anything starts, in the same words by the API, the runtime and the CLI. */
+export class MessageTooLongError extends OpsPilotError {
+  constructor(
+    /** Characters of the (trimmed) message. */
+    readonly length: number,
+  ) {
+    super(
+      "invalid_request",
+      `The message is ${length} characters long; at most ${MAX_MESSAGE_CHARS} are accepted. Shorten it or split it into several messages.`,
+    );
+  }
+}
+
+/** Throws `MessageTooLongError` when the message, trimmed, is longer than `MAX_MESSAGE_CHARS`. */
+export function assertMessageFits(message: string): void {
+  const length = message.trim().length;
+  if (length > MAX_MESSAGE_CHARS) throw new MessageTooLongError(length);
 }

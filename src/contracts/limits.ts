@@ -49,6 +49,9 @@ export const RunLimitsSchema = z
 /** A set of limits. */
 export type RunLimits = z.infer<typeof RunLimitsSchema>;
 
+/** Longest message a run accepts, in characters once trimmed: the API, the runtime and the CLI refuse a longer one alike. */
+export const MAX_MESSAGE_CHARS = 8_000;
+
 /** Characters of a profile name. */
 export const PROFILE_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 

@@ -3,10 +3,9 @@ import { z } from "zod";
 import { RequestError } from "./http-errors.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
-import { RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
+import { MAX_MESSAGE_CHARS, RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
+import { assertMessageFits } from "../contracts/errors.js";
 
-/** Longest message a run accepts, in characters. */
-const MAX_MESSAGE_CHARS = 8_000;
 /** Largest request body the API reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -17,8 +16,7 @@ const RunBodySchema = z
       .string()
       .trim()
       .min(1, "message must not be empty")
-      .max(MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
-      .describe("The user's message"),
+      .describe(`The user's message, at most ${MAX_MESSAGE_CHARS} characters`),
     options: RunLimitsRequestSchema.optional().describe(
       "This run's limits: a profile and/or limits, each at most the server's ceiling",
     ),
@@ -47,10 +45,14 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-/** Reads and validates a run body; refusals are 400 `invalid_request`. */
+/**
+ * Reads and validates a run body; refusals are 400 `invalid_request`. A message over the
+ * limit is refused in the words the runtime and the CLI use (`MessageTooLongError`).
+ */
 export async function readRunBody(c: Context): Promise<{ message: string; options?: RunLimitsRequest }> {
   const parsed = RunBodySchema.safeParse(await readJson(c));
   if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
+  assertMessageFits(parsed.data.message);
   return parsed.data;
 }
 
