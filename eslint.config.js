@@ -54,6 +54,36 @@ export default tseslint.config(
     },
   },
   {
+    files: ["src/eval/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/server/**", "**/cli/**", "**/mcp-server/**"],
+              message:
+                "src/eval stands on src/app: it imports app/ and the rooms below, never the server, CLI or MCP server.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A separate rule name, so the floors above keep their own no-restricted-imports.
+    files: ["src/**/*.ts"],
+    ignores: ["src/eval/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [{ group: ["**/eval/**"], message: "Nothing imports src/eval: its only way in is npm run eval." }],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: {
       globals: {
