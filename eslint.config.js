@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules", "dist", ".langgraph_api", "public/vendor", "test/artifacts"] },
+  { ignores: ["node_modules", "dist", ".build-test-*", ".langgraph_api", "public/vendor", "test/artifacts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

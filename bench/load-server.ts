@@ -4,35 +4,19 @@
  * with a temp SQLite file and a scripted zero-latency model. Prints `{"url":…}` once
  * listening; stops when its stdin closes, or after a hard limit.
  */
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { createApp } from "../src/app/assemble.js";
 import { loadEnv } from "../src/config/env.js";
-import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../src/models/scripted-model.js";
 import { startServer } from "../src/server/start.js";
+import { loadModel } from "./load-model.js";
 
-/** Most model calls one server answers; far above what the benchmark asks for. */
-const MAX_MODEL_CALLS = 5_000;
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 150_000;
-
-/** Two read-only lookups with the demo tools, one per step, then an answer: a plan from the thread itself, so runs can interleave. */
-function plan(call: ScriptedCall) {
-  const lastUser = call.messages.findLastIndex((message: BaseMessage) => HumanMessage.isInstance(message));
-  const observations = call.messages.slice(lastUser + 1).filter((message) => ToolMessage.isInstance(message)).length;
-  if (observations === 0) return callsMessage([{ name: "search_resource", args: { query: "payment" } }]);
-  if (observations === 1) return callsMessage([{ name: "search_docs", args: { query: "PAY-5031 DB_POOL_EXHAUSTED" } }]);
-  return answerMessage("payment-service: DB pool exhaustion; follow the PAY-5031 runbook.");
-}
 
 async function main(): Promise<void> {
   const [dbPath, delay = "0"] = process.argv.slice(2);
   if (!dbPath) throw new Error("usage: load-server.ts <sqlite file> [model delay ms]");
   const delayMs = Number(delay);
-  const model = new ScriptedChatModel({
-    script: Array.from({ length: MAX_MODEL_CALLS }, () => plan),
-    onExhausted: "answer",
-    delayMs,
-  });
+  const model = loadModel(delayMs);
   const app = createApp({ env: loadEnv({}), dbPath, model });
   // The load is the measurement: the per-client limit on run starts (60 a minute by default) would refuse it.
   const server = await startServer({ runtime: app.runtime, host: "127.0.0.1", port: 0, rateLimitPerMinute: 0 });

@@ -17,7 +17,7 @@ export interface LoadOptions {
 }
 
 /** One run through the HTTP API, from the client's side. */
-interface RunSample {
+export interface RunSample {
   /** POST of the run → first complete SSE frame. */
   ttfeMs: number;
   /** POST of the run → `run_finished` frame. */
@@ -27,6 +27,8 @@ interface RunSample {
 
 /** Figures of one concurrency level. */
 export interface LoadResult {
+  /** The server under load: opspilot's own, or the LangGraph API server (`langgraph dev`) hosting opspilot's graph. */
+  server: "opspilot" | "langgraph_api";
   /** Latency of each model call of the server's scripted model. */
   modelDelayMs: number;
   concurrency: number;
@@ -40,6 +42,8 @@ export interface LoadResult {
   /** Events received by all clients divided by the level's wall time. */
   eventsPerSecond: number;
   eventsPerRun: number;
+  /** Runs finished divided by the level's wall time. */
+  runsPerSecond: number;
   wallMs: number;
 }
 
@@ -86,14 +90,19 @@ async function oneRun(url: string): Promise<RunSample> {
   throw new Error("run stream ended without run_finished");
 }
 
-async function level(url: string, concurrency: number, runs: number): Promise<Omit<LoadResult, "modelDelayMs">> {
+/** Runs `runs` runs, `concurrency` at a time, and summarizes them. */
+export async function level(
+  oneRun: () => Promise<RunSample>,
+  concurrency: number,
+  runs: number,
+): Promise<Omit<LoadResult, "modelDelayMs" | "server">> {
   const samples: RunSample[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < runs) {
       next += 1;
-      samples.push(await oneRun(url));
+      samples.push(await oneRun());
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -117,6 +126,7 @@ async function level(url: string, concurrency: number, runs: number): Promise<Om
     ),
     eventsPerSecond: round((events / wallMs) * 1000, 1),
     eventsPerRun: round(events / runs, 1),
+    runsPerSecond: round((runs / wallMs) * 1000, 2),
     wallMs: round(wallMs, 1),
   };
 }
@@ -162,10 +172,11 @@ async function measureServer(
 ): Promise<LoadResult[]> {
   const { url, child } = await startChild(join(directory, `load-${modelDelayMs}ms.sqlite`), modelDelayMs);
   try {
-    if (options.warmupRuns > 0) await level(url, Math.min(5, options.warmupRuns), options.warmupRuns);
+    const run = () => oneRun(url);
+    if (options.warmupRuns > 0) await level(run, Math.min(5, options.warmupRuns), options.warmupRuns);
     const results: LoadResult[] = [];
     for (const { concurrency, runs } of options.levels) {
-      const result = { modelDelayMs, ...(await level(url, concurrency, runs)) };
+      const result = { server: "opspilot" as const, modelDelayMs, ...(await level(run, concurrency, runs)) };
       results.push(result);
       onProgress(
         `load, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`,

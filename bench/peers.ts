@@ -2,6 +2,13 @@ import { randomUUID } from "node:crypto";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import {
+  createAgent,
+  humanInTheLoopMiddleware,
+  modelCallLimitMiddleware,
+  toolCallLimitMiddleware,
+  toolRetryMiddleware,
+} from "langchain";
 import { recursionLimitFor, type RunOptionsInput } from "../src/graph/config.js";
 import type { ScriptedChatModel } from "../src/models/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
@@ -89,6 +96,41 @@ export function prebuiltReactAgent(setup: PeerSetup): Peer {
       const agent = createReactAgent({ llm: model, tools: [search], checkpointer: setup.backend.checkpointer });
       return async () => {
         const config = { configurable: { thread_id: randomUUID() }, recursionLimit: setup.steps * 2 + 10 };
+        const state = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
+        return checkMessages(state.messages);
+      };
+    },
+  };
+}
+
+/**
+ * LangChain's `createAgent` with the middlewares that match opspilot's features: human review
+ * (configured for the tool, which as a read-only lookup is let through, as opspilot lets it),
+ * a tool-call and a model-call limit per run, and retries of failed tool calls.
+ */
+export function createAgentWithMiddleware(setup: PeerSetup): Peer {
+  const search = tool(async ({ query }) => JSON.stringify(toolPayload(setup.payload, query)), {
+    name: TOOL_NAME,
+    description: TOOL_DESCRIPTION,
+    schema: toolSchema,
+  });
+  const limit = setup.steps + 5;
+  return {
+    name: "create_agent",
+    prepare(model) {
+      const agent = createAgent({
+        model,
+        tools: [search],
+        checkpointer: setup.backend.checkpointer,
+        middleware: [
+          humanInTheLoopMiddleware({ interruptOn: { [TOOL_NAME]: false } }),
+          toolCallLimitMiddleware({ runLimit: limit }),
+          modelCallLimitMiddleware({ runLimit: limit }),
+          toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 100 }),
+        ],
+      });
+      return async () => {
+        const config = { configurable: { thread_id: randomUUID() }, recursionLimit: setup.steps * 10 + 20 };
         const state = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
         return checkMessages(state.messages);
       };

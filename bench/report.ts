@@ -13,20 +13,26 @@ export interface Ratio {
   cpu: number;
 }
 
-/** Step-cost ratios: opspilot's variants against `createReactAgent`, and the last five steps against the first five. */
+/**
+ * Step-cost ratios per payload: opspilot's variants against `createReactAgent`, the graph
+ * against `createAgent` with its middlewares, and the runtime against the graph it drives.
+ */
 export function stepRatios(results: PeerResult[]): Ratio[] {
   const ratios: Ratio[] = [];
   for (const payload of new Set(results.map((result) => result.payload))) {
     const find = (peer: string) => results.find((result) => result.payload === payload && result.peer === peer);
-    const baseline = find("create_react_agent");
-    if (!baseline) continue;
-    for (const peer of results.filter((result) => result.payload === payload && result.peer.startsWith("opspilot"))) {
+    const compare = (peer: PeerResult | undefined, baseline: PeerResult | undefined) => {
+      if (!peer || !baseline) return;
       ratios.push({
-        label: `${peer.peer} / create_react_agent, ${payload}`,
+        label: `${peer.peer} / ${baseline.peer}, ${payload}`,
         wall: paired(peer.perRunMsPerStep, baseline.perRunMsPerStep),
         cpu: paired(peer.perRunCpuMsPerStep, baseline.perRunCpuMsPerStep),
       });
-    }
+    };
+    for (const peer of results.filter((result) => result.payload === payload && result.peer.startsWith("opspilot")))
+      compare(peer, find("create_react_agent"));
+    compare(find("opspilot_graph"), find("create_agent"));
+    compare(find("opspilot_runtime"), find("opspilot_graph"));
   }
   return ratios;
 }
@@ -35,20 +41,54 @@ function paired(values: number[], baseline: number[]): number {
   return round(median(values.map((value, i) => value / baseline[i]!)), 2);
 }
 
-/** Load ratios: each concurrency level against the first (the baseline), per model latency. */
-export function loadRatios(
-  results: LoadResult[],
-): Array<{ label: string; ttfeP50: number; ttfeP95: number; eventsPerSecond: number }> {
-  const ratios = [];
+/** One load ratio: TTFE p50/p95 and throughput of one set of runs over another's. */
+export interface LoadRatio {
+  label: string;
+  ttfeP50: number;
+  ttfeP95: number;
+  eventsPerSecond: number;
+  runsPerSecond: number;
+}
+
+function loadRatio(label: string, other: LoadResult, baseline: LoadResult): LoadRatio {
+  return {
+    label,
+    ttfeP50: round(other.ttfeP50Ms / baseline.ttfeP50Ms, 2),
+    ttfeP95: round(other.ttfeP95Ms / baseline.ttfeP95Ms, 2),
+    eventsPerSecond: round(other.eventsPerSecond / baseline.eventsPerSecond, 2),
+    runsPerSecond: round(other.runsPerSecond / baseline.runsPerSecond, 2),
+  };
+}
+
+/**
+ * Load ratios per model latency: each server's concurrency levels against its first (the
+ * baseline), then opspilot's server against the LangGraph API server at each level.
+ */
+export function loadRatios(results: LoadResult[]): LoadRatio[] {
+  const ratios: LoadRatio[] = [];
   for (const delay of new Set(results.map((result) => result.modelDelayMs))) {
-    const [baseline, ...others] = results.filter((result) => result.modelDelayMs === delay);
-    for (const other of others) {
-      ratios.push({
-        label: `${other.concurrency} / ${baseline!.concurrency} concurrent, model ${delay} ms`,
-        ttfeP50: round(other.ttfeP50Ms / baseline!.ttfeP50Ms, 2),
-        ttfeP95: round(other.ttfeP95Ms / baseline!.ttfeP95Ms, 2),
-        eventsPerSecond: round(other.eventsPerSecond / baseline!.eventsPerSecond, 2),
-      });
+    for (const server of ["opspilot", "langgraph_api"] as const) {
+      const [baseline, ...others] = results.filter(
+        (result) => result.modelDelayMs === delay && result.server === server,
+      );
+      for (const other of others)
+        ratios.push(
+          loadRatio(
+            `${server}: ${other.concurrency} / ${baseline!.concurrency} concurrent, model ${delay} ms`,
+            other,
+            baseline!,
+          ),
+        );
+    }
+    for (const ours of results.filter((result) => result.modelDelayMs === delay && result.server === "opspilot")) {
+      const theirs = results.find(
+        (result) =>
+          result.modelDelayMs === delay && result.server === "langgraph_api" && result.concurrency === ours.concurrency,
+      );
+      if (theirs)
+        ratios.push(
+          loadRatio(`opspilot / langgraph_api, ${ours.concurrency} concurrent, model ${delay} ms`, ours, theirs),
+        );
     }
   }
   return ratios;
@@ -107,7 +147,7 @@ export function stepCostTable(results: PeerResult[]): string {
 export function loadTable(results: LoadResult[]): string {
   return table(
     [
-      "model latency / concurrency",
+      "server, model latency x concurrency",
       "runs",
       "TTFE p50 ms",
       "TTFE p95 ms",
@@ -116,9 +156,10 @@ export function loadTable(results: LoadResult[]): string {
       "TTFE/run p50",
       "events/s",
       "events/run",
+      "runs/s",
     ],
     results.map((result) => [
-      `${result.modelDelayMs} ms x ${result.concurrency}`,
+      `${result.server}, ${result.modelDelayMs} ms x ${result.concurrency}`,
       result.runs,
       fixed(result.ttfeP50Ms, 1),
       fixed(result.ttfeP95Ms, 1),
@@ -127,6 +168,7 @@ export function loadTable(results: LoadResult[]): string {
       fixed(result.ttfeShareP50),
       fixed(result.eventsPerSecond, 1),
       fixed(result.eventsPerRun, 1),
+      fixed(result.runsPerSecond),
     ]),
   );
 }

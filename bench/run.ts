@@ -1,18 +1,30 @@
 /**
- * `npm run bench`: the per-step loop cost of design §10, the HTTP load of issue 5 and the
- * request tokens per step of a long thread with and without the context budget (issue 12),
- * each against baselines measured in the same run. Prints a report and writes
- * `bench/results/latest.json`. `npm run bench -- --quick` runs fewer rounds (a smoke check).
+ * `npm run bench`: the per-step loop cost of design §10 against createReactAgent and
+ * createAgent, the HTTP load, the request tokens per step of a long thread, parallel reads,
+ * realistic latency, storage per thread and per step, many paused threads and start-up, each
+ * against baselines measured in the same run. Prints a report and writes
+ * `bench/results/latest.json`. `--quick` runs fewer rounds (a smoke check); `--gate` fails when
+ * a ratio regressed more than 30 % from `bench/baseline.json`; `--write-baseline` writes that file.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { runLangGraphLoad } from "./langgraph-server.js";
 import { runLoad, type LoadOptions } from "./load.js";
 import { contextTokensTable, loadRatios, loadTable, stepCostTable, stepRatios, table } from "./report.js";
 import { runStepCost, type StepCostOptions } from "./step-cost.js";
 import { runContextTokens, type ContextTokensOptions } from "./context-tokens.js";
+import { bestOf, gatedRatios, readBaseline, regressions, writeBaseline } from "./gate.js";
+import { runLatency, type LatencyOptions } from "./latency-ratios.js";
+import { runPausedThreads, type PausedThreadsOptions } from "./paused-threads.js";
+import { runStartup, type StartupOptions } from "./startup.js";
+import { runStorage, type StorageOptions } from "./storage-size.js";
+import { measuresTable, startupTable, storageTable } from "./report-more.js";
 
 const quick = process.argv.includes("--quick");
+const gate = process.argv.includes("--gate");
+const baselineOut = process.argv.includes("--write-baseline");
+const BASELINE_FILE = fileURLToPath(new URL("./baseline.json", import.meta.url));
 
 const stepCostOptions: StepCostOptions = {
   steps: 20,
@@ -37,6 +49,34 @@ const contextTokensOptions: ContextTokensOptions = {
   windowTokens: 32_000,
 };
 
+const latencyOptions: LatencyOptions = { rounds: quick ? 3 : 7 };
+const storageOptions: StorageOptions = { threads: quick ? 10 : 50, longSteps: 40 };
+// 1,000 paused threads and 11 resumes in --quick too: the count is the measurement, and the gate reads the fastest resume.
+const pausedOptions: PausedThreadsOptions = { few: 10, many: 1000, resumes: 11 };
+// --quick measures the dist/ that `npm ci` (prepare) built; the full run compiles the current sources first.
+const startupOptions: StartupOptions = {
+  runs: quick ? 3 : 5,
+  build: !quick || !existsSync(new URL("../dist/main.js", import.meta.url)),
+};
+
+/** Measures again what the gate reads (not the HTTP load nor start-up) and returns the gated ratios. */
+async function gatedAgain(progress: (line: string) => void): Promise<Record<string, number>> {
+  const stepCost = await runStepCost(stepCostOptions, progress);
+  const contextTokens = await runContextTokens(contextTokensOptions, progress);
+  const latency = await runLatency(latencyOptions, progress);
+  const storage = await runStorage(storageOptions, progress);
+  const pausedThreads = await runPausedThreads(pausedOptions, progress);
+  return gatedRatios({
+    stepCost,
+    stepRatios: stepRatios(stepCost),
+    parallelReads: latency.parallelReads,
+    realisticLatency: latency.realisticLatency,
+    storage,
+    pausedThreads,
+    contextTokens,
+  });
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadavg();
@@ -46,8 +86,19 @@ async function main(): Promise<void> {
   );
 
   const stepCost = await runStepCost(stepCostOptions, progress);
-  const load = await runLoad(loadOptions, progress);
+  const load = [
+    ...(await runLoad(loadOptions, progress)),
+    // --quick starts the LangGraph API server once (its start-up alone takes several seconds).
+    ...(await runLangGraphLoad(
+      quick ? { ...loadOptions, modelDelaysMs: loadOptions.modelDelaysMs.slice(0, 1) } : loadOptions,
+      progress,
+    )),
+  ];
   const contextTokens = await runContextTokens(contextTokensOptions, progress);
+  const latency = await runLatency(latencyOptions, progress);
+  const storage = await runStorage(storageOptions, progress);
+  const pausedThreads = await runPausedThreads(pausedOptions, progress);
+  const startup = await runStartup(startupOptions, progress);
   const stepCostRatios = stepRatios(stepCost);
   const loadCompared = loadRatios(load);
   const loadAfter = loadavg();
@@ -59,7 +110,7 @@ async function main(): Promise<void> {
   console.log(
     "ms = wall clock, cpu = process CPU time (steadier on a shared machine); steps 1-5 / 16-20 = mean loop time between model calls; ckpt = time in SqliteSaver put/putWrites/getTuple, calls and bytes it stored; storage = opspilot's own tables.",
   );
-  console.log("\nRatios (paired per round, median; below 1.00 means opspilot is faster than createReactAgent)");
+  console.log("\nRatios (paired per round, median; below 1.00 means the first is faster than the second)");
   console.log(
     table(
       ["compared", "wall", "cpu"],
@@ -67,18 +118,21 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    "\nHTTP load: real server on 127.0.0.1 in a child process, scripted model (2 tool calls, then an answer), TTFE = POST to first SSE frame",
+    "\nHTTP load: opspilot's server, and the LangGraph API server (langgraph dev, in-memory) hosting opspilot's graph driven by @langchain/langgraph-sdk (threads.create + runs.stream), each on 127.0.0.1 in a child process, the same scripted model (2 tool calls, then an answer); TTFE = run request to first streamed event",
   );
   console.log(loadTable(load));
-  console.log("TTFE/run near 1.00 means no frame reached the client before its run ended.");
+  console.log(
+    "TTFE/run near 1.00 means no frame reached the client before its run ended. Events are each server's own (opspilot: run_started, tool calls and results, answer, run_finished; LangGraph: metadata and one update per node): compare runs/s too.",
+  );
   console.log(
     table(
-      ["compared", "TTFE p50", "TTFE p95", "events/s"],
+      ["compared", "TTFE p50", "TTFE p95", "events/s", "runs/s"],
       loadCompared.map((ratio) => [
         ratio.label,
         ratio.ttfeP50.toFixed(2),
         ratio.ttfeP95.toFixed(2),
         ratio.eventsPerSecond.toFixed(2),
+        ratio.runsPerSecond.toFixed(2),
       ]),
     ),
   );
@@ -89,6 +143,27 @@ async function main(): Promise<void> {
   console.log(
     `unbounded / bounded: ${contextTokens.meanRatio.toFixed(2)}× mean request tokens, ${contextTokens.lastRatio.toFixed(2)}× at step ${contextTokensOptions.steps}; bounded, last 10 steps over the 10 before: ${contextTokens.boundedGrowth.toFixed(2)} (1.00 is flat)`,
   );
+  console.log(
+    "\nParallel reads (through opspilot's graph), realistic latency (5 turns; opspilot's runtime end to end vs the bare loop), many paused threads (approval pauses, child process, RSS after GC)",
+  );
+  console.log(measuresTable(latency.parallelReads, latency.realisticLatency, pausedThreads));
+  console.log(
+    `\nStorage: bytes in the SQLite file per finished seed-question thread (3 steps, 1 pause, answer; ${storageOptions.threads} threads, dbstat after VACUUM, tables with their indexes), and checkpointer bytes per step of a ${storageOptions.longSteps}-step thread (small outputs)`,
+  );
+  console.log(storageTable(storage));
+  console.log(
+    `\nStart-up: compiled output (node dist/...), median of ${startupOptions.runs} cold starts, each on a new database`,
+  );
+  console.log(startupTable(startup));
+  const gated = gatedRatios({
+    stepCost,
+    stepRatios: stepCostRatios,
+    parallelReads: latency.parallelReads,
+    realisticLatency: latency.realisticLatency,
+    storage,
+    pausedThreads,
+    contextTokens,
+  });
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `\nload average before ${loadBefore.map((v) => v.toFixed(2)).join(" ")}, after ${loadAfter.map((v) => v.toFixed(2)).join(" ")}; ${seconds.toFixed(0)} s in all`,
@@ -113,9 +188,35 @@ async function main(): Promise<void> {
     stepCost: { options: stepCostOptions, results: stepCost, ratios: stepCostRatios },
     load: { options: loadOptions, results: load, ratios: loadCompared },
     contextTokens,
+    parallelReads: { options: latencyOptions, result: latency.parallelReads },
+    realisticLatency: { options: latencyOptions, result: latency.realisticLatency },
+    storage: { options: storageOptions, result: storage },
+    pausedThreads: { options: pausedOptions, result: pausedThreads },
+    startup: { options: startupOptions, result: startup },
+    gatedRatios: gated,
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   console.log(`results written to ${file}`);
+  if (baselineOut) {
+    writeBaseline(BASELINE_FILE, gated, loadAfter);
+    console.log(`baseline written to ${BASELINE_FILE}`);
+  }
+  if (gate) {
+    const baseline = readBaseline(BASELINE_FILE);
+    let regressed = regressions(gated, baseline);
+    if (regressed.length > 0) {
+      progress(`gate: ${regressed.map((item) => item.name).join("; ")} above the tolerance, measuring again`);
+      regressed = regressions(bestOf(gated, await gatedAgain(progress)), baseline);
+    }
+    for (const item of regressed)
+      console.error(
+        `bench gate: ${item.name} regressed from ${item.baseline.toFixed(2)} to ${item.current.toFixed(2)}`,
+      );
+    console.log(
+      `bench gate: ${Object.keys(gated).length} ratios checked, ${regressed.length} regressed more than 30 %`,
+    );
+    if (regressed.length > 0) process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

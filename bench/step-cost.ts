@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../src/storage/open-sqlite.js";
-import { bareLoop, opspilotGraph, opspilotRuntime, prebuiltReactAgent, type Peer, type PeerSetup } from "./peers.js";
+import {
+  bareLoop,
+  createAgentWithMiddleware,
+  opspilotGraph,
+  opspilotRuntime,
+  prebuiltReactAgent,
+  type Peer,
+  type PeerSetup,
+} from "./peers.js";
+import { checkpointerValueBytes } from "./sqlite-bytes.js";
 import { Meter, mean, median, round, wrapMethods } from "./stats.js";
 import { newStepClock, scriptedRunModel, stepTimes, type PayloadSize } from "./workload.js";
 
@@ -65,7 +74,7 @@ const STORAGE_METHODS = [
 ];
 
 function peersFor(setup: PeerSetup): Peer[] {
-  const peers = [bareLoop(setup), prebuiltReactAgent(setup), opspilotGraph(setup)];
+  const peers = [bareLoop(setup), prebuiltReactAgent(setup), createAgentWithMiddleware(setup), opspilotGraph(setup)];
   // With small outputs the cap never applies, so the raised-cap variant would repeat opspilot_graph.
   if (setup.payload !== "small") peers.push(opspilotGraph(setup, 64_000));
   peers.push(opspilotRuntime(setup));
@@ -83,14 +92,9 @@ interface Sample {
   storageMs: number;
 }
 
-/** Bytes in the checkpointer's tables so far (BLOB lengths come from the record headers, so this is cheap). */
+/** Bytes in the checkpointer's tables so far, whatever tables it keeps. */
 function checkpointBytes(setup: PeerSetup): number {
-  const row = setup.backend.db
-    .prepare(
-      "SELECT (SELECT COALESCE(SUM(length(checkpoint) + length(metadata)), 0) FROM checkpoints) + (SELECT COALESCE(SUM(length(value)), 0) FROM writes) AS bytes",
-    )
-    .get() as { bytes: number };
-  return row.bytes;
+  return checkpointerValueBytes(setup.backend.db);
 }
 
 async function timeRun(peer: Peer, setup: PeerSetup, meter: Meter): Promise<Sample> {

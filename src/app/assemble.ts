@@ -136,9 +136,10 @@ export interface HostedGraph {
  * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
  * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
  * `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no checkpointer, because
- * the server supplies its own. Runs end on their own: the server cancels them.
+ * the server supplies its own. Runs end on their own: the server cancels them. `model` replaces
+ * the environment's (the benchmark's scripted model).
  */
-export function hostedGraph(env: Env = loadEnv()): HostedGraph {
+export function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): HostedGraph {
   const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
   const limits = serverRunLimits(env, config);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
@@ -153,7 +154,7 @@ export function hostedGraph(env: Env = loadEnv()): HostedGraph {
     logger,
   });
   const graph = compileGraph({
-    model: createChatModel(env),
+    model: model ?? createChatModel(env),
     registry,
     storage: backend.storage,
     contextBudget: contextBudgetOf(env),
@@ -280,6 +281,8 @@ export async function openApp(options: AppOptions = {}): Promise<App> {
 /** `openApp` once the config is read and the tool sources are connected. */
 async function openBackend(options: AppOptions, env: Env): Promise<App> {
   if (!env.DATABASE_URL) return createApp(options);
+  // Loaded only here: the PostgreSQL client and saver are start-up time every SQLite process would pay for nothing.
+  const { openPostgres } = await import("../storage/open-postgres.js");
   const model = options.model ?? createChatModel(env);
   // The demo dataset stands in for the infrastructure the tools would call; it is not shared.
   const demo = openSqlite(options.dbPath ?? env.OPSPILOT_DB);

@@ -1,8 +1,8 @@
 import type { ConfigFile } from "../config/schema.js";
 import type { Logger } from "../service/logger.js";
-import { createMcpToolSource } from "../tools/mcp/index.js";
 import { applyToolPolicy } from "../tools/policy.js";
 import { ToolRegistry } from "../tools/registry.js";
+import type { McpToolSource } from "../tools/mcp/index.js";
 import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
 
@@ -57,6 +57,7 @@ export function buildToolRegistry(options: ToolCatalogOptions): ToolRegistry {
  */
 export async function connectToolSources(config: ConfigFile, logger: Logger): Promise<ToolSource[]> {
   if (Object.keys(config.mcpServers).length === 0) return [];
+  const { createMcpToolSource } = await loadMcp();
   const source = createMcpToolSource(config.mcpServers, { logger });
   await source.start();
   return [source];
@@ -68,7 +69,42 @@ export async function connectToolSources(config: ConfigFile, logger: Logger): Pr
  */
 export function startToolSources(config: ConfigFile, logger: Logger): ToolSource[] {
   if (Object.keys(config.mcpServers).length === 0) return [];
-  const source = createMcpToolSource(config.mcpServers, { logger });
-  source.start().catch((error: unknown) => logger.error("MCP servers failed to start", error));
-  return [source];
+  return [deferredSource(config.mcpServers, logger)];
+}
+
+/** The MCP client (SDK, transports, schema validator) loads only when the config names servers: most processes never need it. */
+function loadMcp() {
+  return import("../tools/mcp/index.js");
+}
+
+/**
+ * A source whose MCP client is loaded in the background, then started: until then it has no
+ * tools and reports every server unavailable, as a source that is still connecting does.
+ */
+function deferredSource(servers: ConfigFile["mcpServers"], logger: Logger): ToolSource {
+  const listeners: Array<() => void> = [];
+  let source: McpToolSource | undefined;
+  let closed = false;
+  const created = loadMcp().then(
+    ({ createMcpToolSource }) => {
+      if (closed) return;
+      source = createMcpToolSource(servers, { logger });
+      for (const listener of listeners) source.onChange(listener);
+      source.start().catch((error: unknown) => logger.error("MCP servers failed to start", error));
+    },
+    (error: unknown) => logger.error("MCP servers failed to start", error),
+  );
+  return {
+    tools: () => source?.tools() ?? [],
+    onChange(listener) {
+      listeners.push(listener);
+      source?.onChange(listener);
+    },
+    health: () => source?.health() ?? Object.keys(servers).map((server) => ({ server, available: false })),
+    async close() {
+      closed = true;
+      await created;
+      await source?.close();
+    },
+  };
 }

@@ -9,10 +9,13 @@ import type { RunEvent } from "../../src/contracts/events.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
+import { REPO_ROOT } from "../fixtures/cli-process.js";
 import { pauseOf, typesOf } from "../fixtures/mcp-app.js";
 
 const SEED = "Check the payment service's recent errors and compare them with the handling advice in the runbooks";
 const user = { id: "local", role: "operator" };
+/** The entry `npm run mcp` runs, from the sources (the script runs the compiled dist/, which may be stale). */
+const MCP_SERVER = ["--import", "tsx", join(REPO_ROOT, "src/mcp-server/main.ts")];
 const directory = mkdtempSync(join(tmpdir(), "opspilot-mcp-round-trip-"));
 const configPath = join(directory, "opspilot.config.json");
 let viaMcp: App;
@@ -23,7 +26,7 @@ beforeAll(async () => {
   const config = {
     demo: false,
     mcpServers: {
-      ops: { command: "npm", args: ["run", "--silent", "mcp"], env: { OPSPILOT_DB: join(directory, "ops.sqlite") } },
+      ops: { command: process.execPath, args: MCP_SERVER, env: { OPSPILOT_DB: join(directory, "ops.sqlite") } },
     },
   };
   writeFileSync(configPath, JSON.stringify(config));
@@ -53,7 +56,7 @@ const tools = (events: RunEvent[]) =>
 const answerOf = (events: RunEvent[]) =>
   (events.filter((event) => event.type === "assistant_message").at(-1) as { content: string }).content;
 
-describe("opspilot's own tools served by `npm run mcp` and loaded back through the config", () => {
+describe("opspilot's own tools served by the `npm run mcp` server and loaded back through the config", () => {
   it("offers only the ops server's tools (and read_result, which every app has), with the demo tools' policy", () => {
     expect(viaMcp.registry.names()).toEqual([
       "read_result",
@@ -107,9 +110,9 @@ describe("opspilot's own tools served by `npm run mcp` and loaded back through t
   });
 });
 
-describe("`npm run mcp` on its own", () => {
+describe("the `npm run mcp` server on its own", () => {
   it("writes nothing but protocol messages to stdout, and exits when the client closes its stdin", async () => {
-    const child = spawn("npm", ["run", "--silent", "mcp"], {
+    const child = spawn(process.execPath, MCP_SERVER, {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, OPSPILOT_DB: join(directory, "alone.sqlite") },
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -1,0 +1,121 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { z } from "zod";
+import type { Ratio } from "./report.js";
+import type { PeerResult } from "./step-cost.js";
+import type { ParallelReadsResult, RealisticLatencyResult } from "./latency-ratios.js";
+import type { PausedThreadsResult } from "./paused-threads.js";
+import type { StorageResult } from "./storage-size.js";
+import type { ContextTokensResult } from "./context-tokens.js";
+
+/** A ratio may grow this much over its baseline before the gate fails (0.30: 30 %). */
+export const REGRESSION_TOLERANCE = 0.3;
+
+/**
+ * Ratios under 1.00 that hover near it (a paused-thread resume against another, 8 parallel reads
+ * against one) move by more than their size on a loaded machine; below this floor the gate
+ * compares against the floor, so noise around a good figure never fails it.
+ */
+const NOISE_FLOORS: Record<string, number> = {
+  "paused threads: resume, many / few": 2,
+  "parallel reads: 8 / 1": 1.15,
+  "realistic latency: runtime / bare loop": 1.05,
+};
+
+/** What `--write-baseline` stores in `bench/baseline.json`. */
+export const BaselineSchema = z.object({
+  generatedAt: z.string(),
+  loadAverage: z.array(z.number()),
+  ratios: z.record(z.string(), z.number().nonnegative()),
+});
+/** A checked-in baseline. */
+export type Baseline = z.infer<typeof BaselineSchema>;
+
+/** The figures of one run the gate reads. */
+export interface GateInputs {
+  stepCost: PeerResult[];
+  stepRatios: Ratio[];
+  parallelReads: ParallelReadsResult;
+  realisticLatency: RealisticLatencyResult;
+  storage: StorageResult;
+  pausedThreads: PausedThreadsResult;
+  contextTokens: ContextTokensResult;
+}
+
+/**
+ * The gated ratios, each "lower is better": step costs in process CPU (steadier than wall time
+ * on a shared machine), checkpoint bytes per step against createReactAgent's, the latency and
+ * storage shapes. Never absolute milliseconds.
+ */
+export function gatedRatios(inputs: GateInputs): Record<string, number> {
+  const ratios: Record<string, number> = {};
+  for (const ratio of inputs.stepRatios) ratios[`step cpu: ${ratio.label}`] = ratio.cpu;
+  for (const payload of new Set(inputs.stepCost.map((result) => result.payload))) {
+    const find = (peer: string) => inputs.stepCost.find((result) => result.payload === payload && result.peer === peer);
+    const ours = find("opspilot_graph");
+    const prebuilt = find("create_react_agent");
+    if (ours && prebuilt && prebuilt.checkpointKbPerStep > 0)
+      ratios[`checkpoint KB/step: opspilot_graph / create_react_agent, ${payload}`] =
+        ours.checkpointKbPerStep / prebuilt.checkpointKbPerStep;
+  }
+  ratios["parallel reads: 8 / 1"] = inputs.parallelReads.ratio;
+  ratios["realistic latency: runtime / bare loop"] = inputs.realisticLatency.ratio;
+  ratios["storage: checkpoint bytes/step, last 5 / first 5"] = inputs.storage.growth;
+  ratios["paused threads: resume, many / few"] = inputs.pausedThreads.resumeRatio;
+  ratios["request tokens, bounded: last 10 steps / the 10 before"] = inputs.contextTokens.boundedGrowth;
+  return ratios;
+}
+
+/** One gated ratio that grew past its baseline by more than the tolerance. */
+export interface Regression {
+  name: string;
+  baseline: number;
+  current: number;
+}
+
+/** The ratios of `current` that regressed more than `tolerance` from `baseline` (ratios missing on either side are skipped). */
+export function regressions(
+  current: Record<string, number>,
+  baseline: Baseline,
+  tolerance = REGRESSION_TOLERANCE,
+): Regression[] {
+  const found: Regression[] = [];
+  for (const [name, value] of Object.entries(current)) {
+    const before = baseline.ratios[name];
+    if (before === undefined || !Number.isFinite(value)) continue;
+    const reference = Math.max(before, NOISE_FLOORS[name] ?? 0);
+    if (value > reference * (1 + tolerance)) found.push({ name, baseline: before, current: value });
+  }
+  return found;
+}
+
+/**
+ * The lower of two measurements of each ratio. The gate measures again when a ratio regressed
+ * and keeps the better figure: a real regression shows in both runs, a spike of load rarely does.
+ */
+export function bestOf(first: Record<string, number>, second: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(first).map(([name, value]) => [name, Math.min(value, second[name] ?? value)]),
+  );
+}
+
+/** Reads a baseline file; a missing or malformed one is an error that names the file. */
+export function readBaseline(file: string): Baseline {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new Error(`no baseline at ${file}: write one with "npm run bench -- --quick --write-baseline"`);
+  }
+  const parsed = BaselineSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`${file} is not a bench baseline: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** Writes the gated ratios of this run as the baseline. */
+export function writeBaseline(file: string, ratios: Record<string, number>, loadAverage: number[]): void {
+  const rounded = Object.fromEntries(
+    Object.entries(ratios).map(([name, value]) => [name, Math.round(value * 1000) / 1000]),
+  );
+  const baseline: Baseline = { generatedAt: new Date().toISOString(), loadAverage, ratios: rounded };
+  writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
+}

@@ -1,0 +1,17 @@
+/**
+ * The graph the load benchmark's LangGraph API server hosts (its `langgraph.json` points here):
+ * opspilot's graph exactly as `src/app/studio.ts` hosts it for Studio, with the scripted model of
+ * `load-server.ts` in place of the environment's, answering after `OPSPILOT_BENCH_MODEL_DELAY_MS`.
+ */
+import { hostedGraph, type HostedGraph } from "../src/app/assemble.js";
+import { studioGraphFactory } from "../src/app/studio.js";
+import { loadEnv } from "../src/config/env.js";
+import { loadModel } from "./load-model.js";
+
+let shared: HostedGraph | undefined;
+
+/** The graph factory the LangGraph server calls per run. */
+export const graph = studioGraphFactory(() => {
+  shared ??= hostedGraph(loadEnv(), loadModel(Number(process.env.OPSPILOT_BENCH_MODEL_DELAY_MS ?? "0")));
+  return shared;
+});

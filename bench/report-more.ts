@@ -1,0 +1,73 @@
+import type { ParallelReadsResult, RealisticLatencyResult } from "./latency-ratios.js";
+import type { PausedThreadsResult } from "./paused-threads.js";
+import { table } from "./report.js";
+import type { StartupResult } from "./startup.js";
+import { CATEGORIES } from "./sqlite-bytes.js";
+import type { StorageResult } from "./storage-size.js";
+
+/** Parallel reads, realistic latency and many paused threads: one row each, the ratio last. */
+export function measuresTable(
+  reads: ParallelReadsResult,
+  latency: RealisticLatencyResult,
+  paused: PausedThreadsResult,
+): string {
+  return table(
+    ["measure", "baseline", "measured", "ratio", "also"],
+    [
+      [
+        `${reads.reads} reads of ${reads.readMs} ms vs 1`,
+        `${reads.oneMs.toFixed(1)} ms`,
+        `${reads.manyMs.toFixed(1)} ms`,
+        reads.ratio.toFixed(2),
+        "",
+      ],
+      [
+        `model ${latency.modelMs} ms, tools ${latency.toolMs} ms: runtime vs bare loop`,
+        `${latency.bareMs.toFixed(1)} ms`,
+        `${latency.runtimeMs.toFixed(1)} ms`,
+        latency.ratio.toFixed(3),
+        "",
+      ],
+      [
+        `resume with ${paused.many} paused vs ${paused.few} (fastest)`,
+        `${paused.fewResumeMinMs.toFixed(1)} ms`,
+        `${paused.manyResumeMinMs.toFixed(1)} ms`,
+        paused.resumeRatio.toFixed(2),
+        `median ${paused.fewResumeMs.toFixed(1)} / ${paused.manyResumeMs.toFixed(1)} ms; RSS +${paused.rssIncreaseMb.toFixed(1)} MB for ${paused.many - paused.few} more paused`,
+      ],
+    ],
+  );
+}
+
+/** Bytes per finished seed thread by table group, and checkpoint bytes per step early and late. */
+export function storageTable(result: StorageResult): string {
+  const perThread = table(
+    ["per seed thread", ...CATEGORIES, "total"],
+    [
+      [
+        "bytes",
+        ...CATEGORIES.map((category) => result.bytesPerThread[category as keyof StorageResult["bytesPerThread"]]),
+        result.totalBytesPerThread,
+      ],
+    ],
+  );
+  const perStep = table(
+    ["checkpoint bytes per step", "steps 1-5", `steps ${result.longSteps - 4}-${result.longSteps}`, "growth"],
+    [["mean", result.first5BytesPerStep, result.last5BytesPerStep, `x${result.growth.toFixed(2)}`]],
+  );
+  return `${perThread}\n${perStep}`;
+}
+
+/** Cold-start medians of the compiled entry points. */
+export function startupTable(result: StartupResult): string {
+  const range = (values: number[]) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
+  return table(
+    ["entry point", "median ms", "range"],
+    [
+      ["node -e 0 (floor)", result.nodeMs.toFixed(0), range(result.samples.node)],
+      ["node dist/cli/main.js --help", result.helpMs.toFixed(0), range(result.samples.help)],
+      ["node dist/cli/main.js ask <demo question>", result.askMs.toFixed(0), range(result.samples.ask)],
+      ["node dist/main.js until /healthz answers", result.serverReadyMs.toFixed(0), range(result.samples.serverReady)],
+    ],
+  );
+}

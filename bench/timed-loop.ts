@@ -1,0 +1,151 @@
+import { randomUUID } from "node:crypto";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { setTimeout as sleep } from "node:timers/promises";
+import { wireLoop } from "../src/app/assemble.js";
+import { recursionLimitFor } from "../src/graph/config.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
+import { collectEvents } from "../src/service/create-runtime.js";
+import type { SqliteBackend } from "../src/storage/open-sqlite.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import { defineTool } from "../src/tools/types.js";
+import { TOOL_DESCRIPTION, TOOL_NAME, toolPayload, toolSchema } from "./workload.js";
+
+/** A scripted run with latencies: each turn calls the tool `callsPerTurn` times (distinct args). */
+export interface TimedScript {
+  /** Tool-calling turns before the answer. */
+  turns: number;
+  /** Tool calls per turn (read-only, so opspilot runs them in parallel). */
+  callsPerTurn: number;
+  /** Latency of each model call. */
+  modelMs: number;
+  /** Latency of each tool call. */
+  toolMs: number;
+}
+
+const QUESTION = "Check the payment records.";
+const ANSWER = "All records checked.";
+const user = { id: "bench", role: "operator" };
+
+function scriptOf(script: TimedScript): ScriptedChatModel {
+  const steps: ScriptStep[] = Array.from({ length: script.turns }, (_, turn) =>
+    callsMessage(
+      Array.from({ length: script.callsPerTurn }, (_, call) => ({
+        name: TOOL_NAME,
+        args: { query: `t${turn}c${call}` },
+      })),
+    ),
+  );
+  steps.push(answerMessage(ANSWER));
+  return new ScriptedChatModel({ script: steps, delayMs: script.modelMs });
+}
+
+async function readRecord(script: TimedScript, query: string): Promise<unknown> {
+  await sleep(script.toolMs);
+  return toolPayload("small", query);
+}
+
+function registryOf(script: TimedScript): ToolRegistry {
+  return new ToolRegistry([
+    defineTool({
+      name: TOOL_NAME,
+      description: TOOL_DESCRIPTION,
+      schema: toolSchema,
+      readOnly: true,
+      risk: "low",
+      timeoutMs: 10_000,
+      run: ({ query }) => readRecord(script, query),
+    }),
+  ]);
+}
+
+function assertDone(toolResults: number, answered: boolean, script: TimedScript, who: string): void {
+  const expected = script.turns * script.callsPerTurn;
+  if (toolResults !== expected || !answered)
+    throw new Error(
+      `${who} did not do the scripted work: ${toolResults}/${expected} tool results, answered=${answered}`,
+    );
+}
+
+/** Wall ms of one run of opspilot's compiled graph (invoked directly) on `backend`. */
+export async function timeGraph(backend: SqliteBackend, script: TimedScript): Promise<number> {
+  const maxSteps = script.turns + 5;
+  const { graph } = wireLoop({
+    model: scriptOf(script),
+    registry: registryOf(script),
+    storage: backend.storage,
+    checkpointer: backend.checkpointer,
+    defaults: { maxSteps, tokenBudget: 1_000_000_000 },
+  });
+  const configurable = { thread_id: randomUUID(), run_id: randomUUID(), userId: user.id, role: user.role, maxSteps };
+  const started = performance.now();
+  const state = await graph.invoke(
+    { messages: [new HumanMessage(QUESTION)] },
+    { configurable, recursionLimit: recursionLimitFor({ maxSteps }) },
+  );
+  const ms = performance.now() - started;
+  const messages = state.messages as BaseMessage[];
+  assertDone(
+    messages.filter((message) => ToolMessage.isInstance(message)).length,
+    messages.at(-1)?.content === ANSWER,
+    script,
+    "opspilot_graph",
+  );
+  return ms;
+}
+
+/** Wall ms of one run through opspilot's runtime (lease, events recorded), as the HTTP API drives it. */
+export async function timeRuntime(backend: SqliteBackend, script: TimedScript): Promise<number> {
+  const { runtime } = wireLoop({
+    model: scriptOf(script),
+    registry: registryOf(script),
+    storage: backend.storage,
+    checkpointer: backend.checkpointer,
+    defaults: { maxSteps: script.turns + 5, tokenBudget: 1_000_000_000 },
+  });
+  const started = performance.now();
+  const threadId = await runtime.createThread(user);
+  const events = await collectEvents(await runtime.startRun({ threadId, message: QUESTION, user }));
+  const ms = performance.now() - started;
+  const finished = events.at(-1);
+  assertDone(
+    events.filter((event) => event.type === "tool_result").length,
+    finished?.type === "run_finished" && finished.stopReason === "final_answer",
+    script,
+    "opspilot_runtime",
+  );
+  await runtime.close();
+  return ms;
+}
+
+/** Wall ms of the same script as a hand-written loop: model, tools in parallel, append; no checkpointer. */
+export async function timeBareLoop(script: TimedScript): Promise<number> {
+  const model = scriptOf(script).bindTools([
+    {
+      type: "function" as const,
+      function: {
+        name: TOOL_NAME,
+        description: TOOL_DESCRIPTION,
+        parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+      },
+    },
+  ]);
+  const started = performance.now();
+  const messages: BaseMessage[] = [new HumanMessage(QUESTION)];
+  for (let turn = 0; turn <= script.turns + 1; turn += 1) {
+    const reply = await model.invoke(messages);
+    messages.push(reply);
+    if (!reply.tool_calls?.length) break;
+    const outputs = await Promise.all(reply.tool_calls.map((call) => readRecord(script, String(call.args.query))));
+    reply.tool_calls.forEach((call, i) =>
+      messages.push(new ToolMessage({ content: JSON.stringify(outputs[i]), tool_call_id: call.id!, name: call.name })),
+    );
+  }
+  const ms = performance.now() - started;
+  assertDone(
+    messages.filter((message) => ToolMessage.isInstance(message)).length,
+    messages.at(-1)?.content === ANSWER,
+    script,
+    "bare_loop",
+  );
+  return ms;
+}

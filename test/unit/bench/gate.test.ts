@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { bestOf, readBaseline, regressions, writeBaseline, type Baseline } from "../../../bench/gate.js";
+import { tableCategory } from "../../../bench/sqlite-bytes.js";
+
+const directory = mkdtempSync(join(tmpdir(), "opspilot-gate-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const baseline = (ratios: Record<string, number>): Baseline => ({
+  generatedAt: "2026-01-01T00:00:00.000Z",
+  loadAverage: [0.5, 0.5, 0.5],
+  ratios,
+});
+
+describe("the bench regression gate", () => {
+  it("fails a ratio more than 30 % above its baseline and passes one within it", () => {
+    const found = regressions(
+      { "step cpu: a": 1.31, "step cpu: b": 1.29, "step cpu: c": 0.5 },
+      baseline({ "step cpu: a": 1, "step cpu: b": 1, "step cpu: c": 1 }),
+    );
+    expect(found).toEqual([{ name: "step cpu: a", baseline: 1, current: 1.31 }]);
+  });
+
+  it("compares a noisy ratio whose baseline is under its floor with the floor", () => {
+    const base = baseline({ "parallel reads: 8 / 1": 1.0, "paused threads: resume, many / few": 0.9 });
+    expect(regressions({ "parallel reads: 8 / 1": 1.45, "paused threads: resume, many / few": 2.55 }, base)).toEqual(
+      [],
+    );
+    expect(regressions({ "parallel reads: 8 / 1": 1.5, "paused threads: resume, many / few": 2.65 }, base)).toEqual([
+      { name: "parallel reads: 8 / 1", baseline: 1.0, current: 1.5 },
+      { name: "paused threads: resume, many / few", baseline: 0.9, current: 2.65 },
+    ]);
+  });
+
+  it("skips ratios the baseline does not have", () => {
+    expect(regressions({ "a new ratio": 9 }, baseline({}))).toEqual([]);
+  });
+
+  it("keeps the lower of two measurements of each ratio", () => {
+    expect(bestOf({ a: 1.5, b: 0.8, c: 2 }, { a: 1.1, b: 0.9 })).toEqual({ a: 1.1, b: 0.8, c: 2 });
+  });
+
+  it("writes a baseline it reads back, and names the file and the fix when there is none or it is malformed", () => {
+    const file = join(directory, "baseline.json");
+    writeBaseline(file, { "step cpu: a": 1.23456 }, [1, 2, 3]);
+    expect(readBaseline(file)).toMatchObject({ loadAverage: [1, 2, 3], ratios: { "step cpu: a": 1.235 } });
+    expect(() => readBaseline(join(directory, "missing.json"))).toThrow(
+      `no baseline at ${join(directory, "missing.json")}: write one with "npm run bench -- --quick --write-baseline"`,
+    );
+    const bad = join(directory, "bad.json");
+    writeFileSync(bad, JSON.stringify({ ratios: { a: "fast" } }));
+    expect(() => readBaseline(bad)).toThrow(`${bad} is not a bench baseline`);
+  });
+});
+
+describe("the storage figures' table groups", () => {
+  it("sorts the checkpointer's, opspilot's and the demo dataset's tables", () => {
+    expect(
+      [
+        "checkpoints",
+        "writes",
+        "opspilot_checkpoint_blobs",
+        "opspilot_results",
+        "opspilot_events",
+        "opspilot_runs",
+        "ops_logs",
+      ].map(tableCategory),
+    ).toEqual(["checkpoints", "writes", "blobs", "results", "events", "records", "other"]);
+  });
+});
