@@ -214,6 +214,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     health: () => healthReport(sources),
     async close() {
       await runtime.close();
+      // Before the storage closes: a notice still checks the thread's recorded events.
+      await pauseWebhook?.close();
       await closeSources(sources);
       await runbooks?.close();
       await backend.close();

@@ -1,5 +1,6 @@
 import type { RunEvent } from "../contracts/events.js";
 import type { Logger } from "./logger.js";
+import { settleWithin } from "./shutdown.js";
 import { pauseNotice, pauseWebhookBody, type PauseEvent, type PauseWebhookFormat } from "./pause-webhook-body.js";
 
 /** Where and how pauses are announced. */
@@ -28,7 +29,15 @@ export interface PauseWebhook {
   notify(event: PauseEvent): void;
   /** Resolves once every notice started so far was delivered or given up. */
   idle(): Promise<void>;
+  /**
+   * Waits up to `graceMs` for the notices under way, then abandons the rest (logged), so a
+   * receiver that hangs never keeps a closing process alive. Later pauses are not announced.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** How long a closing process waits for notices still under way. */
+export const PAUSE_WEBHOOK_CLOSE_GRACE_MS = 2_000;
 
 /** Pause ids kept in memory to skip a second notice at once. */
 const REMEMBERED_PAUSES = 1_000;
@@ -49,6 +58,8 @@ export function createPauseWebhook(options: PauseWebhookOptions): PauseWebhook {
   const backoffMs = options.backoffMs ?? 500;
   const sent = new Set<string>();
   const inFlight = new Set<Promise<void>>();
+  // Aborted on close: cuts the attempt under way and the wait before the next one.
+  const closing = new AbortController();
 
   async function alreadyAnnounced(event: PauseEvent): Promise<boolean> {
     const recorded = await options.events.eventsAfter(event.threadId, 0);
@@ -63,13 +74,17 @@ export function createPauseWebhook(options: PauseWebhookOptions): PauseWebhook {
     const body = JSON.stringify(pauseWebhookBody(pauseNotice(event, options.publicUrl), options.format ?? "json"));
     let failure = "";
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 2)));
+      if (attempt > 1) await pause(backoffMs * 2 ** (attempt - 2), closing.signal);
+      if (closing.signal.aborted) {
+        failure = "the process closed first";
+        break;
+      }
       try {
         const response = await fetch(options.url, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),
         });
         await response.body?.cancel();
         if (response.ok) return;
@@ -87,7 +102,7 @@ export function createPauseWebhook(options: PauseWebhookOptions): PauseWebhook {
 
   return {
     notify(event) {
-      if (sent.has(event.interruptId)) return;
+      if (closing.signal.aborted || sent.has(event.interruptId)) return;
       sent.add(event.interruptId);
       // Only recent ids matter here (the recorded events cover the rest): the set stays small.
       if (sent.size > REMEMBERED_PAUSES) sent.delete(sent.values().next().value!);
@@ -99,5 +114,24 @@ export function createPauseWebhook(options: PauseWebhookOptions): PauseWebhook {
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
+    async close(graceMs = PAUSE_WEBHOOK_CLOSE_GRACE_MS) {
+      await settleWithin([...inFlight], graceMs);
+      closing.abort();
+      await Promise.allSettled([...inFlight]);
+    },
   };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }

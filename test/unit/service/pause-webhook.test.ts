@@ -72,6 +72,31 @@ describe("the pause webhook", () => {
     expect(logged[0]).toMatch(/^pause webhook: could not announce pause int-1 of thread thread-1 \(/);
   });
 
+  it("abandons a notice to a receiver that never answers when it closes, and announces nothing after", async () => {
+    const requests: string[] = [];
+    // Takes each request and never answers it.
+    const hanging = createServer((req) => requests.push(req.url ?? ""));
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    const logged: string[] = [];
+    const webhook = createPauseWebhook({
+      url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`,
+      publicUrl: "http://127.0.0.1:8787/",
+      events: { eventsAfter: () => Promise.resolve([]) },
+      logger: { error: (message: string) => logged.push(message) },
+      timeoutMs: 600_000,
+    });
+    webhook.notify(pause(1));
+    await expect.poll(() => requests.length).toBe(1);
+    // Without the abort, this would wait for the 10-minute attempt timeout and the test would time out.
+    await webhook.close(20);
+    expect(logged).toEqual([expect.stringMatching(/could not announce pause int-1 of thread thread-1 \(/)]);
+    webhook.notify({ ...pause(2), interruptId: "int-2" });
+    await webhook.idle();
+    expect(requests).toHaveLength(1);
+    hanging.closeAllConnections();
+    await new Promise((resolve) => hanging.close(resolve));
+  });
+
   it("refuses a webhook that is not an http(s) URL, and an unknown format, at start-up", () => {
     expect(() => loadEnv({ OPSPILOT_PAUSE_WEBHOOK: "ftp://hooks.example.com/x" })).toThrow(
       "Invalid environment: OPSPILOT_PAUSE_WEBHOOK must be an http(s) URL such as https://hooks.slack.com/services/....",
