@@ -15,6 +15,10 @@ export interface BoundedObservation {
   truncated: boolean;
 }
 
+/** Stands in for an observation's data while its envelope is written; `data` is the envelope's first text field. */
+const DATA_SLOT = "\u0000data\u0000";
+const DATA_SLOT_JSON = JSON.stringify(DATA_SLOT);
+
 /** Said in a cut observation whose call id is not known; the whole result, masked, is served by call id. */
 const CUT_NOTE = "Result cut to fit; the full result is stored under this call id.";
 
@@ -42,9 +46,14 @@ export function boundObservation(
       ? { ...(maskValue({ ...observation, data: null }) as Observation), data: observation.data }
       : maskValue(observation)
   ) as Observation;
-  const whole = JSON.stringify(masked);
+  // A result's JSON text is written once: the envelope is written around it, and a cut slices it.
+  const dataText = masked.ok ? JSON.stringify(masked.data) : undefined;
+  const whole =
+    dataText === undefined
+      ? JSON.stringify(masked)
+      : JSON.stringify({ ...masked, data: DATA_SLOT }).replace(DATA_SLOT_JSON, () => dataText);
   if (whole.length <= maxChars) return { content: whole, observation: masked, truncated: false };
-  const text = masked.ok ? (JSON.stringify(masked.data) ?? "null") : masked.message;
+  const text = masked.ok ? (dataText ?? "null") : masked.message;
   const note = (keptChars: number) => (masked.ok && callId !== undefined ? readRestNote(callId, keptChars) : CUT_NOTE);
   const envelope = (preview: string, keptChars: number): Observation =>
     masked.ok

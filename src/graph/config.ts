@@ -92,6 +92,17 @@ const optionKeys = Object.keys(RunOptionsSchema.shape) as Array<keyof RunOptions
  * runtime context, what Studio's form sends) over `config.configurable`; other keys are ignored.
  */
 export function readRunOptions(config: (RunnableConfig & { context?: unknown }) | undefined): RunOptions {
+  // The stages of one step share their task's config.
+  const read = config ? optionsByConfig.get(config) : undefined;
+  if (read) return read;
+  const options = parseRunOptions(config);
+  if (config) optionsByConfig.set(config, options);
+  return options;
+}
+
+const optionsByConfig = new WeakMap<object, RunOptions>();
+
+function parseRunOptions(config: (RunnableConfig & { context?: unknown }) | undefined): RunOptions {
   const configurable = {
     ...(config?.configurable ?? {}),
     ...((config?.context ?? {}) as Record<string, unknown>),

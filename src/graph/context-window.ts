@@ -86,15 +86,19 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
   const share = Math.floor(Math.max(0, limit - fixed) * (options.hard ? HARD_MEMORY_SHARE : MEMORY_SHARE));
   let memory = parts.memory;
   let merged = false;
-  if (meter.text(renderMemory(memory, texts, SHOW_ALL)) > share) {
+  const whole = renderMemory(memory, texts, SHOW_ALL);
+  // Tokens never exceed bytes: a memory whose bytes fit its share is not tokenized.
+  if (utf8Bytes(whole) > share && meter.text(whole) > share) {
     memory = compactMemory(memory, { maxTokens: Math.floor(share * MERGE_TARGET), count: meter.text, texts });
     merged = true;
   }
   // Room for messages once memory is set aside: all of it but the latest step, which the request always carries.
   const latestCalls = new Set(turns.at(-1)?.units.at(-1)?.callIds ?? []);
   const reserved = renderMemory(memory, texts, { ...SHOW_ALL, callIds: latestCalls });
-  const room = limit - fixed - meter.text(reserved) - 2;
-  const chosen = chooseMessages(turns, room, meter);
+  // The bytes bound leaves less room; when even that room takes the whole history, counting would choose the same.
+  let chosen = chooseMessages(turns, limit - fixed - utf8Bytes(reserved) - 2, meter);
+  if (!takesAll(chosen.messages, parts.history))
+    chosen = chooseMessages(turns, limit - fixed - meter.text(reserved) - 2, meter);
   const kept = new Set(chosen.messages);
   const callIds = new Set(
     chosen.messages.flatMap((message) => (ToolMessage.isInstance(message) ? [message.tool_call_id] : [])),
@@ -112,6 +116,11 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
     fits: tokens <= limit,
     ...(merged ? { memory } : {}),
   };
+}
+
+/** Whether `chosen` is the whole history, every message as it is. */
+function takesAll(chosen: readonly BaseMessage[], history: readonly BaseMessage[]): boolean {
+  return chosen.length === history.length && chosen.every((message, index) => message === history[index]);
 }
 
 /** The history messages a request carries within `room` tokens, and the first turn of the run of whole turns. */

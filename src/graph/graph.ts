@@ -45,6 +45,12 @@ function applied(state: AgentStateType, update: AgentStateUpdate): AgentStateTyp
   return { ...state, ...update, messages: [...state.messages, ...added], memory: state.memory } as AgentStateType;
 }
 
+/** `view` with a stage's small channels applied; a stage that adds messages has the whole update applied again. */
+function appliedOver(view: AgentStateType, stage: AgentStateUpdate, whole: () => AgentStateType): AgentStateType {
+  if (stage.messages !== undefined) return whole();
+  return { ...view, ...stage, messages: view.messages, memory: view.memory } as AgentStateType;
+}
+
 /**
  * A node that also picks the next one: the routing function sees the state with this
  * node's small channels applied. Routing inside the node's own `Command` spares LangGraph
@@ -66,14 +72,20 @@ function routed<Next extends string>(node: Node, route: (state: AgentStateType) 
 function modelTurn(callModel: Node, guardCalls: Node, validateCalls: Node) {
   return async (state: AgentStateType, config: LangGraphRunnableConfig) => {
     let update = await callModel(state, config);
-    let next: string = routeAfterModel(applied(state, update));
+    // The reply is appended once; each stage's small channels are applied over that view.
+    let view = applied(state, update);
+    let next: string = routeAfterModel(view);
     if (next === "guard_calls") {
-      update = { ...update, ...(await guardCalls(applied(state, update), config)) };
-      next = routeAfterGuard(applied(state, update));
+      const guarded = await guardCalls(view, config);
+      update = { ...update, ...guarded };
+      view = appliedOver(view, guarded, () => applied(state, update));
+      next = routeAfterGuard(view);
     }
     if (next === "validate_calls") {
-      update = { ...update, ...(await validateCalls(applied(state, update), config)) };
-      next = routeAfterValidate(applied(state, update));
+      const validated = await validateCalls(view, config);
+      update = { ...update, ...validated };
+      view = appliedOver(view, validated, () => applied(state, update));
+      next = routeAfterValidate(view);
     }
     return new Command({ update, goto: next });
   };

@@ -22,18 +22,28 @@ export interface TokenMeter {
 }
 
 const MESSAGES_KEPT = 20_000;
+/** Texts whose tokens a meter remembers (the least recently measured goes). */
+const TEXTS_KEPT = 16;
 const messageTokens = new Map<string, number>();
 const toolTokens = new WeakMap<object, number>();
 
 /** A meter for one budget; `counter` defaults to the shared counter of the budget's encoding. */
 export function tokenMeter(budget: Pick<ContextBudget, "encoding" | "margin">, counter?: TextTokenCounter): TokenMeter {
   const text = counter ?? tokenCounter(budget.encoding);
+  // The texts measured lately: the system prompt comes back every step, a memory block while it does not change.
+  const recent = new Map<string, number>();
   const measure = (value: string): number => {
     if (value.length === 0) return 0;
     const bytes = utf8Bytes(value);
     // Short texts: the bytes are close enough, and no tokenizer has to load.
     if (bytes <= 16) return bytes;
-    return Math.min(bytes, Math.ceil(text.count(value) * budget.margin));
+    let tokens = recent.get(value);
+    if (tokens === undefined) {
+      tokens = Math.min(bytes, Math.ceil(text.count(value) * budget.margin));
+      if (recent.size >= TEXTS_KEPT) recent.delete(recent.keys().next().value as string);
+      recent.set(value, tokens);
+    }
+    return tokens;
   };
   const parts = (message: BaseMessage): string[] => [
     typeof message.content === "string" ? message.content : JSON.stringify(message.content),

@@ -36,6 +36,16 @@ export interface CallModelDeps {
 export function makeCallModel(deps: CallModelDeps) {
   const budget = deps.contextBudget ?? contextBudgetFor({ model: "demo" });
   const meter = tokenMeter(budget);
+  // The registry hands over the same spec objects while the exposed tools stay the same: the model is bound once per set.
+  let last: { tools: readonly unknown[]; bound: ReturnType<NonNullable<BaseChatModel["bindTools"]>> } | undefined;
+  const bindTools = (tools: readonly unknown[]) => {
+    if (last && last.tools.length === tools.length && last.tools.every((tool, i) => tool === tools[i]))
+      return last.bound;
+    const bound = deps.model.bindTools!(tools as Parameters<NonNullable<BaseChatModel["bindTools"]>>[0]);
+    // A model that binds by changing itself (a test double) may be bound elsewhere meanwhile: it is bound every time.
+    last = bound === (deps.model as unknown) ? undefined : { tools, bound };
+    return bound;
+  };
   return async function callModel(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
     const options = readRunOptions(config);
     const threadId = threadIdOf(config);
@@ -76,7 +86,7 @@ export function makeCallModel(deps: CallModelDeps) {
     // A tool whose server is down is not offered this step; the prompt says so, so the model can tell the user.
     const exposed = exposedTools(options, step, deps.registry).filter((name) => deps.registry.isAvailable(name));
     const tools = deps.registry.specs(exposed);
-    const bound = deps.model.bindTools!(tools);
+    const bound = bindTools(tools);
     // With the "custom" stream mode on, the reply's text reaches the stream while the model writes it.
     const writer = config.writer;
     const invocable =

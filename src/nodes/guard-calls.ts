@@ -19,6 +19,8 @@ export function makeGuardCalls(deps: { registry: ToolRegistry }) {
       lastActiveAt: now,
     };
     const hit = checkLimits({ run: updated, options, now, asksApproval: asksApproval(calls, deps.registry) });
-    return { run: updated, stop: hit ? limitStop(hit, run.language) : null };
+    if (hit) return { run: updated, stop: limitStop(hit, run.language) };
+    // No limit hit: `stop` is written only to clear one, so a step does not rewrite an unchanged channel.
+    return state.stop === null ? { run: updated } : { run: updated, stop: null };
   };
 }

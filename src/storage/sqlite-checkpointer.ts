@@ -1,5 +1,6 @@
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import {
+  JsonPlusSerializer,
   WRITES_IDX_MAP,
   type Checkpoint,
   type CheckpointMetadata,
@@ -34,6 +35,34 @@ export interface ChannelSqliteSaverOptions {
 }
 
 const [OPEN_BRACKET, COMMA, CLOSE_BRACKET] = [0x5b, 0x2c, 0x5d];
+
+const encoder = new TextEncoder();
+
+/** Deeper values go through the serializer. */
+const PLAIN_DEPTH = 32;
+
+/**
+ * Whether `JSON.stringify` writes `value` exactly as the JSON serializer does: null, booleans,
+ * numbers, strings, arrays and plain objects, with no `undefined` (which the serializer
+ * marks) and no class instances (messages, dates, maps), down to `PLAIN_DEPTH`.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  const kind = typeof value;
+  if (kind === "string" || kind === "boolean" || kind === "number") return true;
+  if (kind !== "object" || depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
+    return true;
+  }
+  // The serializer writes an object named "Send" in its own way.
+  if (Object.getPrototypeOf(value) !== Object.prototype || "lg_name" in (value as object)) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
 
 /** Reads of a thread's latest checkpoint before one is returned even if a newer save or a compaction removed it meanwhile. */
 const READ_ATTEMPTS = 3;
@@ -87,16 +116,14 @@ export class ChannelSqliteSaver extends SqliteSaver {
         stored.set(channel, String(version));
         continue;
       }
-      const [type, serialized] = Array.isArray(value)
-        ? await this.dumpsList(value)
-        : await this.serde.dumpsTyped(value);
+      const [type, serialized] = Array.isArray(value) ? await this.dumpsList(value) : await this.dumps(value);
       rows.push([threadId, namespace, channel, String(version), type, serialized]);
     }
     // The checkpoint row as SqliteSaver.put writes it, values left out, in one transaction with its blobs.
     this.setup();
     const [[type, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
-      this.serde.dumpsTyped({ ...checkpoint, channel_values: {} }),
-      this.serde.dumpsTyped(metadata),
+      this.dumps({ ...checkpoint, channel_values: {} }),
+      this.dumps(metadata),
     ]);
     const parentId = config.configurable?.checkpoint_id as string | undefined;
     const insertBlob = this.statements.get("INSERT OR IGNORE INTO opspilot_checkpoint_blobs VALUES (?, ?, ?, ?, ?, ?)");
@@ -174,7 +201,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     );
     const rows = await Promise.all(
       writes.map(async ([channel, value], idx) => {
-        const [type, serialized] = await this.serde.dumpsTyped(value);
+        const [type, serialized] = await this.dumps(value);
         return [threadId, namespace, checkpointId, taskId, WRITES_IDX_MAP[channel] ?? idx, channel, type, serialized];
       }),
     );
@@ -220,6 +247,17 @@ export class ChannelSqliteSaver extends SqliteSaver {
       if (row) values[channel] = await this.serde.loadsTyped(...decompressed(row.type, row.value));
     }
     return { ...tuple, checkpoint: { ...tuple.checkpoint, channel_values: values } };
+  }
+
+  /**
+   * A value as the serializer stores it. Plain JSON data (the small channels, most writes) is
+   * written by `JSON.stringify` alone, which gives the serializer's bytes without its walk
+   * for cycles and its replacer call per field; anything else goes through the serializer.
+   */
+  private async dumps(value: unknown): Promise<[string, Uint8Array]> {
+    if (this.serde instanceof JsonPlusSerializer && isPlainJson(value, 0))
+      return ["json", encoder.encode(JSON.stringify(value))];
+    return this.serde.dumpsTyped(value);
   }
 
   /**

@@ -1,0 +1,190 @@
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { describe, expect, it } from "vitest";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { wireLoop } from "../../../src/app/assemble.js";
+import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { ToolRegistry } from "../../../src/tools/registry.js";
+import { buildRequest } from "../../../src/graph/context-window.js";
+import { emptyMemory, type WorkingMemory } from "../../../src/graph/memory.js";
+import { renderMemory, SHOW_ALL } from "../../../src/graph/memory-block.js";
+import { turnTexts, splitTurns } from "../../../src/graph/turns.js";
+import { tokenMeter } from "../../../src/graph/request-tokens.js";
+import type { ContextBudget } from "../../../src/models/context-budget.js";
+import { boundObservation } from "../../../src/execution/sanitize.js";
+import type { Observation } from "../../../src/contracts/observation.js";
+import { testTools } from "../../fixtures/test-tools.js";
+
+const user = { id: "tester", role: "operator" };
+
+describe("what a step writes", () => {
+  it("writes stop only when a run starts or stops: a tool step leaves the unchanged channel alone", async () => {
+    const backend = openSqlite(":memory:");
+    const steps = 3;
+    const { graph } = wireLoop({
+      model: new ScriptedChatModel({
+        script: [
+          ...Array.from({ length: steps }, (_, i) => callsMessage([{ name: "read_a", args: { query: `q${i}` } }])),
+          answerMessage("Done."),
+        ],
+      }),
+      registry: new ToolRegistry(testTools()),
+      storage: backend.storage,
+      checkpointer: backend.checkpointer,
+    });
+    const saver = backend.checkpointer;
+    const written: string[][] = [];
+    const putWrites = saver.putWrites.bind(saver);
+    saver.putWrites = (config, writes, taskId) => {
+      written.push(writes.map(([channel]) => channel).sort());
+      return putWrites(config, writes, taskId);
+    };
+    await graph.invoke(
+      { messages: [new HumanMessage("go")] },
+      { configurable: { thread_id: "t1", userId: user.id, role: user.role } },
+    );
+    saver.putWrites = putWrites;
+    // The input, then call_model and execute_tools per step, then the answering call_model.
+    expect(written).toHaveLength(1 + 2 * steps + 1);
+    const modelTurn = ["batch", "branch:to:execute_tools", "messages", "run"];
+    const toolTurn = ["batch", "branch:to:call_model", "memory", "messages", "run"];
+    // The run's first turn clears what an earlier run left (batch, stop).
+    expect(written[1]).toEqual([...modelTurn, "stop"].sort());
+    for (let step = 2; step <= steps; step += 1) expect(written[2 * step - 1]).toEqual(modelTurn);
+    for (let step = 1; step <= steps; step += 1) expect(written[2 * step]).toEqual(toolTurn);
+    expect(written.at(-1)).toEqual(["messages", "run", "stop"]);
+    const state = await graph.getState({ configurable: { thread_id: "t1" } });
+    expect(state.values.stop).toMatchObject({ reason: "final_answer" });
+    backend.close();
+  });
+});
+
+describe("ChannelSqliteSaver serialization", () => {
+  it("writes plain data with the serializer's exact bytes, and everything else through the serializer", async () => {
+    const backend = openSqlite(":memory:");
+    const saver = backend.checkpointer as unknown as { dumps(value: unknown): Promise<[string, Uint8Array]> };
+    const serde = new JsonPlusSerializer();
+    const values: unknown[] = [
+      null,
+      0,
+      -0,
+      1e21,
+      Number.NaN,
+      true,
+      '看看支付服务 \u2028 "quoted" \\ \n',
+      [],
+      [1, "a", null, [{ b: [] }]],
+      { runId: "r1", steps: 3, recentSteps: ["read_a:{}"], costUsd: 0.5, nested: { deep: { deeper: [1] } } },
+      { step: 1, calls: [{ callId: "c1", args: { query: "x" }, status: "done" }] },
+      // Not plain: the serializer marks undefined, revives dates, maps and sets, and writes a Send its own way.
+      { kept: 1, missing: undefined },
+      [undefined],
+      { at: new Date(0) },
+      new Map([["a", 1]]),
+      { lg_name: "Send", node: "n", args: { a: 1 } },
+      new HumanMessage({ id: "h1", content: "hi" }),
+      new Uint8Array([1, 2]),
+    ];
+    for (const value of values) expect(await saver.dumps(value)).toEqual(await serde.dumpsTyped(value));
+    backend.close();
+  });
+});
+
+describe("building a request", () => {
+  it("tokenizes neither a memory whose bytes fit its share nor the room when the byte bound already takes every message", () => {
+    const budget: ContextBudget = {
+      windowTokens: 3_000,
+      reserveOutputTokens: 500,
+      margin: 1,
+      encoding: "cl100k_base",
+      family: "test",
+    };
+    const counted: string[] = [];
+    const meter = tokenMeter(budget, {
+      encoding: "cl100k_base",
+      count: (text) => (counted.push(text), Math.ceil(text.length / 4)),
+    });
+    // 24 results of 120 bytes: more bytes than the limit, far fewer tokens.
+    const history: BaseMessage[] = [new HumanMessage({ id: "h1", content: "check the payment service" })];
+    for (let i = 0; i < 24; i += 1) {
+      history.push(callsMessage([{ name: "read_a", args: { query: `q${i}` }, id: `c${i}` }]) as BaseMessage);
+      history.push(new ToolMessage({ id: `t${i}`, tool_call_id: `c${i}`, content: "x".repeat(120) }));
+    }
+    const memory: WorkingMemory = {
+      ...emptyMemory(),
+      entries: [{ turn: 1, step: 1, callId: "c0", tool: "read_a", args: "query=q0", outcome: "ok", facts: ["fine"] }],
+    };
+    const request = buildRequest({ systemPrompt: "You are opspilot.", tools: [], history, memory }, { budget, meter });
+    expect(request.messages.slice(1)).toEqual(history);
+    expect(request.omitted).toBe(0);
+    const rendered = renderMemory(memory, turnTexts(splitTurns(history)), SHOW_ALL);
+    expect(rendered.length).toBeGreaterThan(0);
+    expect(counted).not.toContain(rendered);
+    // Every message was tokenized once, and the request's count is exact.
+    expect(request.tokens).toBe(
+      3 + request.messages.reduce((sum, message) => sum + meter.message(message), 0) + meter.tools([]),
+    );
+  });
+});
+
+describe("an observation's text", () => {
+  it("is the JSON of the masked envelope, its data written once, whatever the data holds", () => {
+    const envelope = { source: { tool: "read_a" }, fetchedAt: "2026-01-01T00:00:00.000Z" };
+    const observations: Observation[] = [
+      { ok: true, data: { rows: [{ id: 1, note: "\u0000data\u0000 $& $1" }], total: 1 }, ...envelope },
+      { ok: true, data: 'plain text with "quotes" and \n', ...envelope },
+      { ok: true, data: null, ...envelope },
+      { ok: true, data: undefined, ...envelope },
+      { ok: false, errorCode: "timeout", message: "read_a did not answer.", ...envelope },
+    ];
+    for (const observation of observations) {
+      const bounded = boundObservation(observation, 100_000, "c1");
+      expect(bounded.truncated).toBe(false);
+      expect(bounded.content).toBe(JSON.stringify(bounded.observation));
+    }
+    // Cut: the preview is the start of the data's JSON text.
+    const long = { ok: true as const, data: { rows: Array.from({ length: 200 }, (_, i) => `row ${i}`) }, ...envelope };
+    const cut = boundObservation(long, 1_000, "c2");
+    expect(cut.truncated).toBe(true);
+    const preview = (JSON.parse(cut.content) as { data: string }).data;
+    expect(JSON.stringify(long.data).startsWith(preview)).toBe(true);
+    expect(cut.content.length).toBeLessThanOrEqual(1_000);
+  });
+});
+
+/** A model that binds tools as chat models do: into a new runnable each time. */
+class BindingModel extends ScriptedChatModel {
+  binds = 0;
+
+  override bindTools(tools: Parameters<ScriptedChatModel["bindTools"]>[0]) {
+    this.binds += 1;
+    super.bindTools(tools);
+    return this.withConfig({});
+  }
+}
+
+describe("binding the tools", () => {
+  it("binds the model once while the exposed tools stay the same", async () => {
+    const backend = openSqlite(":memory:");
+    const model = new BindingModel({
+      script: [
+        callsMessage([{ name: "read_a", args: { query: "a" } }]),
+        callsMessage([{ name: "read_a", args: { query: "b" } }]),
+        answerMessage("Done."),
+      ],
+    });
+    const { graph } = wireLoop({
+      model,
+      registry: new ToolRegistry(testTools()),
+      storage: backend.storage,
+      checkpointer: backend.checkpointer,
+    });
+    const state = await graph.invoke(
+      { messages: [new HumanMessage("go")] },
+      { configurable: { thread_id: "t1", userId: user.id, role: user.role } },
+    );
+    expect(state.messages.at(-1)!.content).toBe("Done.");
+    expect(model.binds).toBe(1);
+    backend.close();
+  });
+});
