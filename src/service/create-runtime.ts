@@ -25,6 +25,7 @@ import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { makeArgsView } from "./args-view.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
 import { listThreads, threadTitle } from "./thread-list.js";
+import { watchCheckpoints } from "./checkpoint-watch.js";
 
 /** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
 export interface RuntimeSettings {
@@ -68,6 +69,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const active = new Map<string, Promise<unknown>>();
   const policy = deps.limits ?? OPEN_LIMIT_POLICY;
   const optionsFor = runOptionsFor({ policy, defaults: deps.defaults });
+  const saver = graph.checkpointer;
+  const checkpoints = typeof saver === "object" && saver !== null ? watchCheckpoints(saver) : undefined;
 
   async function checkOwner(threadId: string, user: RunUser) {
     const owner = await storage.threadOwner(threadId);
@@ -134,6 +137,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       viewArgs,
       onPause: deps.onPause,
       beforeFinish: release,
+      checkpoints,
     });
     const settled = run
       .catch((error: unknown) => logger.error("run driver failed", error))

@@ -19,6 +19,7 @@ import type { StopReason } from "../contracts/stop-reasons.js";
 import type { Logger } from "./logger.js";
 import { isTextDeltaChunk } from "../models/text-deltas.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
+import type { CheckpointWatch } from "./checkpoint-watch.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -41,6 +42,8 @@ export interface DriveOptions {
   onPause?: (event: PauseEvent) => void;
   /** Runs before `run_finished` is sent (releases the thread), so a client may start the next run at once. */
   beforeFinish: () => Promise<void>;
+  /** Tells when the input checkpoint is saved, so `run_started` need not wait for the first step nor read the state. */
+  checkpoints?: CheckpointWatch;
 }
 
 /**
@@ -63,13 +66,24 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   // A new message is announced only once the checkpoint holds it: a process killed before that
   // leaves no trace of the run, never a run_started whose message was lost.
   const newMessageId = newMessageIdOf(options.input);
-  let announced = false;
+  let announcing: Promise<unknown> | undefined;
+  const announceOnce = () => (announcing ??= emit({ type: "run_started", resumed: resuming }));
+  // Told by the saver itself: run_started goes out as soon as the input checkpoint is saved,
+  // while the first step runs, and nothing reads the state to find out.
+  const input = newMessageId ? options.checkpoints?.untilSaved(threadId, newMessageId) : undefined;
+  let inputSaved = false;
+  const early = input?.saved.then((saved) => {
+    inputSaved = saved;
+    return saved ? announceOnce() : undefined;
+  });
+  early?.catch(() => undefined);
   const announce = async () => {
-    if (announced) return;
-    // The wait is best effort: a state that cannot be read is the run's error to report, not this one's.
-    if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
-    announced = true;
-    await emit({ type: "run_started", resumed: resuming });
+    if (announcing) return announcing;
+    // Without word from the saver (none given, or a chunk came first): the wait is best effort,
+    // a state that cannot be read is the run's error to report, not this one's.
+    if (newMessageId && !inputSaved)
+      await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
+    return announceOnce();
   };
   if (!newMessageId) await announce();
   let stopReason: StopReason;
@@ -107,6 +121,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
     await announce();
+    input?.cancel();
     const snapshot = await graph.getState(options.config);
     const state = snapshot.values as AgentStateType;
     steps = state.run?.steps ?? 0;
@@ -124,11 +139,10 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     } else stopReason = state.stop?.reason ?? "final_answer";
   } catch (error) {
     stopReason = "error";
-    if (!announced) {
-      // This process is alive: the run is announced so its error answer has a run to belong to.
-      announced = true;
-      await emit({ type: "run_started", resumed: resuming });
-    }
+    input?.cancel();
+    // This process is alive: the run is announced so its error answer has a run to belong to.
+    if (announcing) await announcing.catch(() => undefined);
+    else await announceOnce();
     for (const message of await recoverFromError(options, error)) {
       if (message.id) seen.add(message.id);
       for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);

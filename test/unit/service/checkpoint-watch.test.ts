@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { MemorySaver } from "@langchain/langgraph";
+import { createApp } from "../../../src/app/assemble.js";
+import { loadEnv } from "../../../src/config/env.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { collectEvents } from "../../../src/service/create-runtime.js";
+import { watchCheckpoints } from "../../../src/service/checkpoint-watch.js";
+import type { AgentStateType } from "../../../src/graph/state.js";
+
+const directory = mkdtempSync(join(tmpdir(), "opspilot-checkpoint-watch-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const user = { id: "local", role: "operator" };
+
+describe("run_started and the input checkpoint", () => {
+  it("announces a run once its message is saved, before its first step ends, without polling the state", async () => {
+    const model = new ScriptedChatModel({
+      script: [callsMessage([{ name: "search_resource", args: { query: "payment" } }]), answerMessage("Done.")],
+      // The first step is still running when the input checkpoint is saved.
+      delayMs: 30,
+    });
+    const app = createApp({ env: loadEnv({ OPSPILOT_DB: join(directory, "announce.sqlite") }), model });
+    try {
+      const threadId = await app.runtime.createThread(user);
+      const graph = app.graph;
+      const getState = graph.getState.bind(graph);
+      let reads = 0;
+      graph.getState = (...args: Parameters<typeof getState>) => {
+        reads += 1;
+        return getState(...args);
+      };
+      let atRunStarted: { reads: number; roles: string[] } | undefined;
+      const appendEvent = app.storage.appendEvent.bind(app.storage);
+      app.storage.appendEvent = async (id, runId, body) => {
+        if (body.type === "run_started") {
+          const readsSoFar = reads;
+          const state = (await getState({ configurable: { thread_id: id } })).values as AgentStateType;
+          atRunStarted = { reads: readsSoFar, roles: state.messages.map((message) => message.getType()) };
+        }
+        return appendEvent(id, runId, body);
+      };
+
+      const events = await collectEvents(await app.runtime.startRun({ threadId, message: "check payment", user }));
+
+      expect(events.map((event) => event.type)).toEqual([
+        "run_started",
+        "tool_call",
+        "tool_result",
+        "assistant_message",
+        "run_finished",
+      ]);
+      // The saved checkpoint already holds the user's message, and nothing else yet: the model's
+      // step had not ended. The only state read before it is the one that plans the run.
+      expect(atRunStarted).toEqual({ reads: 1, roles: ["human"] });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("tells a waiter only of a saved checkpoint of its thread holding its message", async () => {
+    const saver = new MemorySaver();
+    const watch = watchCheckpoints(saver);
+    expect(watchCheckpoints(saver)).toBe(watch);
+    const told: string[] = [];
+    const wait = watch.untilSaved("t1", "m1");
+    void wait.saved.then((saved) => told.push(`m1:${saved}`));
+    const other = watch.untilSaved("t1", "m2");
+    void other.saved.then((saved) => told.push(`m2:${saved}`));
+
+    const checkpoint = (id: string, messages: Array<{ id: string }>) => ({
+      v: 4,
+      id,
+      ts: new Date().toISOString(),
+      channel_values: { messages },
+      channel_versions: { messages: 1 },
+      versions_seen: {},
+    });
+    await saver.put({ configurable: { thread_id: "t2", checkpoint_ns: "" } }, checkpoint("c0", [{ id: "m1" }]), {
+      source: "input",
+      step: -1,
+      parents: {},
+    });
+    expect(told).toEqual([]);
+    await saver.put({ configurable: { thread_id: "t1", checkpoint_ns: "" } }, checkpoint("c1", [{ id: "m1" }]), {
+      source: "input",
+      step: -1,
+      parents: {},
+    });
+    expect(told).toEqual(["m1:true"]);
+    expect(await saver.getTuple({ configurable: { thread_id: "t1" } })).toBeDefined();
+    other.cancel();
+    await other.saved;
+    expect(told).toEqual(["m1:true", "m2:false"]);
+  });
+});
