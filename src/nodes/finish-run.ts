@@ -1,10 +1,8 @@
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import type { ObservationMeta } from "../contracts/observation.js";
 import { runEnd } from "../graph/run-info.js";
-import { stopWithAnswer, type Finding } from "../graph/stop-message.js";
+import { stopWithAnswer } from "../graph/stop-message.js";
 import type { Recorder } from "../storage/types.js";
 import { recordClosedCalls } from "../graph/closed-calls.js";
 import { threadIdOf } from "../graph/context.js";
@@ -23,7 +21,6 @@ export function makeFinishRun(deps: { recorder: Recorder }) {
       messages: state.messages,
       stop,
       language: run.language,
-      findings: findingsOfRun(state.messages),
       maxChars: options.observationMaxChars,
     });
     await recordClosedCalls(deps.recorder, {
@@ -36,20 +33,4 @@ export function makeFinishRun(deps: { recorder: Recorder }) {
     await deps.recorder.recordRunEnd(runEnd(run, stop.reason));
     return { messages, batch: null };
   };
-}
-
-function findingsOfRun(messages: readonly BaseMessage[]): Finding[] {
-  let start = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (HumanMessage.isInstance(messages[i])) {
-      start = i;
-      break;
-    }
-  }
-  return messages
-    .slice(start)
-    .filter((message): message is ToolMessage => ToolMessage.isInstance(message))
-    .map((message) => ({ tool: message.name ?? "tool", meta: message.artifact as ObservationMeta | undefined }))
-    .filter((entry) => entry.meta?.ok)
-    .map((entry) => ({ tool: entry.tool, summary: entry.meta!.summary }));
 }

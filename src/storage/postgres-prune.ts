@@ -77,9 +77,7 @@ const KEPT_THREADS: ReadonlyArray<[keyof PruneReport, string]> = [
 export async function prunePostgres(pool: pg.Pool, before: number): Promise<PruneReport> {
   const report = emptyPruneReport();
   const cutoff = new Date(before).toISOString();
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const latest = await client.query<Record<string, unknown>>(LATEST_CHECKPOINTS);
     const old = oldThreads(latest.rows, cutoff);
     if (old.length > 0) {
@@ -95,14 +93,8 @@ export async function prunePostgres(pool: pg.Pool, before: number): Promise<Prun
       const params: unknown[] = !sql.includes("$1") ? [] : counted === "checkpoints" ? [cutoff] : [before];
       report[counted] += (await client.query(sql, params)).rowCount ?? 0;
     }
-    await client.query("COMMIT");
     return report;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** What compacting a thread (`$1`) removes, in order (see `Pruner.compactThread`). */
@@ -128,12 +120,20 @@ const COMPACT_THREAD: ReadonlyArray<[keyof CompactReport, string]> = [
 /** Compacts one thread of `PostgresSaver`'s tables in one transaction (see `Pruner.compactThread`). */
 export async function compactPostgresThread(pool: pg.Pool, threadId: string): Promise<CompactReport> {
   const report: CompactReport = { checkpoints: 0, writes: 0, blobs: 0 };
+  return inTransaction(pool, async (client) => {
+    for (const [counted, sql] of COMPACT_THREAD) report[counted] += (await client.query(sql, [threadId])).rowCount ?? 0;
+    return report;
+  });
+}
+
+/** Runs `work` on one client in one transaction: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    for (const [counted, sql] of COMPACT_THREAD) report[counted] += (await client.query(sql, [threadId])).rowCount ?? 0;
+    const result = await work(client);
     await client.query("COMMIT");
-    return report;
+    return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
