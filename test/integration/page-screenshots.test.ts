@@ -3,11 +3,17 @@ import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectEvents } from "../../src/service/create-runtime.js";
-import { hasChromium, launchChromium } from "../fixtures/browser.js";
+import { hasChromium, launchChromium, openThreadPage } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 
-/** The README's screenshots of the page, taken over the offline demo model and the demo tools. */
-const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
+/**
+ * The README's screenshots of the page, taken over the offline demo model and the demo tools.
+ * Written to the ignored test/artifacts/ (a test run never changes the checkout); with
+ * OPSPILOT_UPDATE_DOCS=1 they replace the copies in docs/.
+ */
+const DOCS = fileURLToPath(
+  new URL(process.env.OPSPILOT_UPDATE_DOCS === "1" ? "../../docs/" : "../artifacts/", import.meta.url),
+);
 const local = { id: "local", role: "operator" as const };
 const METRICS = "What are the payment-service metrics in prod?";
 const RESTART = "Restart payment-service in prod";
@@ -37,13 +43,7 @@ describe.skipIf(!hasChromium)("the page's README screenshots (demo model, demo t
     await server?.close();
   });
 
-  async function open(context: BrowserContext, threadId: string) {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/?thread=${threadId}`);
-    await page.locator(".run[data-state]:not([data-state=running])").last().waitFor();
-    await page.locator(".thread-list li").first().waitFor({ state: "attached" });
-    return page;
-  }
+  const open = (context: BrowserContext, threadId: string) => openThreadPage(context, server.url, threadId);
 
   for (const [width, height] of VIEWPORTS) {
     it(`shows a paused restart_service, drawn as high risk, at ${width} px`, async () => {
