@@ -14,9 +14,17 @@ import type { ScriptedChatModel } from "../src/models/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 import { wireLoop } from "../src/app/assemble.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";
-import { ToolRegistry } from "../src/tools/registry.js";
-import { defineTool } from "../src/tools/types.js";
-import { TOOL_DESCRIPTION, TOOL_NAME, toolPayload, toolSchema, type PayloadSize } from "./workload.js";
+import {
+  ANSWER,
+  BENCH_USER as user,
+  QUESTION,
+  TOOL_DESCRIPTION,
+  TOOL_NAME,
+  toolPayload,
+  toolSchema,
+  workloadRegistry,
+  type PayloadSize,
+} from "./workload.js";
 
 /** What a finished run did, checked so every peer is seen doing the same work. */
 export interface RunCheck {
@@ -40,10 +48,6 @@ export interface PeerSetup {
   payload: PayloadSize;
   steps: number;
 }
-
-const QUESTION = "Check the payment records.";
-const ANSWER = "All records checked.";
-const user = { id: "bench", role: "operator" };
 
 /** Model turns and answers a run of `steps` tool calls ends with. */
 function checkMessages(messages: BaseMessage[]): RunCheck {
@@ -139,20 +143,9 @@ export function createAgentWithMiddleware(setup: PeerSetup): Peer {
 }
 
 function opspilotParts(setup: PeerSetup, model: ScriptedChatModel) {
-  const registry = new ToolRegistry([
-    defineTool({
-      name: TOOL_NAME,
-      description: TOOL_DESCRIPTION,
-      schema: toolSchema,
-      readOnly: true,
-      risk: "low",
-      timeoutMs: 5_000,
-      run: async ({ query }) => toolPayload(setup.payload, query),
-    }),
-  ]);
   return wireLoop({
     model,
-    registry,
+    registry: workloadRegistry(async (query) => toolPayload(setup.payload, query)),
     storage: setup.backend.storage,
     checkpointer: setup.backend.checkpointer,
     defaults: benchOptions(setup),

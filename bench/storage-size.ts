@@ -11,11 +11,9 @@ import { DemoChatModel } from "../src/models/demo-model.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 import { openSqlite } from "../src/storage/open-sqlite.js";
-import { ToolRegistry } from "../src/tools/registry.js";
-import { defineTool } from "../src/tools/types.js";
 import { CATEGORIES, checkpointerValueBytes, diskBytesByCategory, type TableCategory } from "./sqlite-bytes.js";
 import { mean, round } from "./stats.js";
-import { TOOL_DESCRIPTION, TOOL_NAME, toolPayload, toolSchema } from "./workload.js";
+import { ANSWER, BENCH_USER, QUESTION, TOOL_NAME, toolPayload, workloadRegistry } from "./workload.js";
 
 /** How the storage figures are measured. */
 export interface StorageOptions {
@@ -41,7 +39,7 @@ export interface StorageResult {
 }
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
-const user = { id: "bench", role: "operator" };
+const user = BENCH_USER;
 
 function pauseOf(events: StreamEvent[]) {
   const pause = events.find((event) => event.type === "loop_interrupt");
@@ -89,22 +87,12 @@ async function bytesPerStep(directory: string, steps: number): Promise<number[]>
     const script: ScriptStep[] = Array.from({ length: steps }, (_, i) =>
       callsMessage([{ name: TOOL_NAME, args: { query: `q${i}` } }]),
     );
-    script.push(answerMessage("All records checked."));
+    script.push(answerMessage(ANSWER));
     const measured = new ScriptedChatModel({
       script,
       assertCall: () => void stamps.push(checkpointerValueBytes(backend.db)),
     });
-    const registry = new ToolRegistry([
-      defineTool({
-        name: TOOL_NAME,
-        description: TOOL_DESCRIPTION,
-        schema: toolSchema,
-        readOnly: true,
-        risk: "low",
-        timeoutMs: 5_000,
-        run: async ({ query }) => toolPayload("small", query),
-      }),
-    ]);
+    const registry = workloadRegistry(async (query) => toolPayload("small", query));
     const maxSteps = steps + 5;
     const { graph } = wireLoop({
       model: measured,
@@ -114,7 +102,7 @@ async function bytesPerStep(directory: string, steps: number): Promise<number[]>
       defaults: { maxSteps, tokenBudget: 1_000_000_000 },
     });
     await graph.invoke(
-      { messages: [new HumanMessage("Check the payment records.")] },
+      { messages: [new HumanMessage(QUESTION)] },
       {
         configurable: { thread_id: randomUUID(), run_id: randomUUID(), userId: user.id, role: user.role, maxSteps },
         recursionLimit: recursionLimitFor({ maxSteps }),

@@ -6,9 +6,16 @@ import { recursionLimitFor } from "../src/graph/config.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";
-import { ToolRegistry } from "../src/tools/registry.js";
-import { defineTool } from "../src/tools/types.js";
-import { TOOL_DESCRIPTION, TOOL_NAME, toolPayload, toolSchema } from "./workload.js";
+import type { ToolRegistry } from "../src/tools/registry.js";
+import {
+  ANSWER,
+  BENCH_USER as user,
+  QUESTION,
+  TOOL_DESCRIPTION,
+  TOOL_NAME,
+  toolPayload,
+  workloadRegistry,
+} from "./workload.js";
 
 /** A scripted run with latencies: each turn calls the tool `callsPerTurn` times (distinct args). */
 export interface TimedScript {
@@ -21,10 +28,6 @@ export interface TimedScript {
   /** Latency of each tool call. */
   toolMs: number;
 }
-
-const QUESTION = "Check the payment records.";
-const ANSWER = "All records checked.";
-const user = { id: "bench", role: "operator" };
 
 function scriptOf(script: TimedScript): ScriptedChatModel {
   const steps: ScriptStep[] = Array.from({ length: script.turns }, (_, turn) =>
@@ -45,17 +48,7 @@ async function readRecord(script: TimedScript, query: string): Promise<unknown> 
 }
 
 function registryOf(script: TimedScript): ToolRegistry {
-  return new ToolRegistry([
-    defineTool({
-      name: TOOL_NAME,
-      description: TOOL_DESCRIPTION,
-      schema: toolSchema,
-      readOnly: true,
-      risk: "low",
-      timeoutMs: 10_000,
-      run: ({ query }) => readRecord(script, query),
-    }),
-  ]);
+  return workloadRegistry((query) => readRecord(script, query), 10_000);
 }
 
 function assertDone(toolResults: number, answered: boolean, script: TimedScript, who: string): void {

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import { defineTool } from "../src/tools/types.js";
 
 /** Name of the one read-only tool every peer calls. */
 export const TOOL_NAME = "search_records";
@@ -7,6 +9,27 @@ export const TOOL_NAME = "search_records";
 export const TOOL_DESCRIPTION = "Search the operations records for a query and return the matching rows.";
 /** Arguments of that tool (the same zod schema for every peer). */
 export const toolSchema = z.object({ query: z.string().describe("What to look up") });
+
+/** The question of every scripted run, and the answer its script ends with. */
+export const QUESTION = "Check the payment records.";
+export const ANSWER = "All records checked.";
+/** The user every benchmark run is started as. */
+export const BENCH_USER = { id: "bench", role: "operator" };
+
+/** A registry holding only that tool, read-only and low risk, whose calls `run` answers. */
+export function workloadRegistry(run: (query: string) => Promise<unknown>, timeoutMs = 5_000): ToolRegistry {
+  return new ToolRegistry([
+    defineTool({
+      name: TOOL_NAME,
+      description: TOOL_DESCRIPTION,
+      schema: toolSchema,
+      readOnly: true,
+      risk: "low",
+      timeoutMs,
+      run: ({ query }) => run(query),
+    }),
+  ]);
+}
 
 /** Size of the tool outputs of one benchmark case. */
 export type PayloadSize = "small" | "20kb";
@@ -50,7 +73,7 @@ export function scriptedRunModel(steps: number, clock: StepClock): ScriptedChatM
   const script: ScriptStep[] = Array.from({ length: steps }, (_, i) =>
     callsMessage([{ name: TOOL_NAME, args: { query: `q${i}` } }]),
   );
-  script.push(answerMessage("All records checked."));
+  script.push(answerMessage(ANSWER));
   return new ScriptedChatModel({ script, assertCall: () => stamp(clock) });
 }
 

@@ -1,21 +1,13 @@
-import { type Browser } from "playwright-core";
-import { hasChromium, launchChromium } from "../fixtures/browser.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, useChromium } from "../fixtures/browser.js";
+import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
-import { startTestServer, type TestServer } from "../fixtures/http.js";
+import { startTestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 import { leaveUnfinished } from "../fixtures/unfinished-thread.js";
 
 describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
-  let browser: Browser;
-  const servers: TestServer[] = [];
-  beforeAll(async () => {
-    browser = await launchChromium(["--disable-quic"]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    for (const server of servers) await server.close();
-  });
+  const suite = useChromium();
+  const { servers } = suite;
 
   it("stops a running run and marks each unanswered call cancelled", async () => {
     const server = await startTestServer({
@@ -31,7 +23,7 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
       tools: () => testTools({ readDelayMs: 10_000 }),
     });
     servers.push(server);
-    const page = await browser.newPage({ locale: "en-US" });
+    const page = await suite.browser.newPage({ locale: "en-US" });
     await page.goto(`${server.url}/`);
     await page.getByLabel("Your question").fill("look up x and y");
     await page.getByRole("button", { name: "Send" }).click();
@@ -63,7 +55,7 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
       tools: () => testTools({ writes }),
     });
     servers.push(server);
-    const page = await browser.newPage({ locale: "en-US" });
+    const page = await suite.browser.newPage({ locale: "en-US" });
     await page.goto(`${server.url}/`);
     await page.getByLabel("Your question").fill("restart pay");
     await page.getByRole("button", { name: "Send" }).click();
@@ -89,7 +81,7 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
     servers.push(server);
     const threadId = await server.runtime.createThread({ id: "local", role: "operator" });
     await leaveUnfinished(server.graph, threadId);
-    const page = await browser.newPage({ locale: "en-US" });
+    const page = await suite.browser.newPage({ locale: "en-US" });
     await page.goto(`${server.url}/?thread=${threadId}`);
     await page.getByText("The server stopped in the middle of this conversation's last run.").waitFor();
     await page.getByRole("button", { name: "Continue that run" }).click();
@@ -103,7 +95,7 @@ describe.skipIf(!hasChromium)("the page's Stop button and API token", () => {
       auth: { tokens: new Map([["page-token-0001", { id: "pat", role: "operator" }]]) },
     });
     servers.push(server);
-    const page = await browser.newPage({ locale: "en-US" });
+    const page = await suite.browser.newPage({ locale: "en-US" });
     await page.goto(`${server.url}/`);
     await page.getByLabel("Your question").fill("check the payment service errors in prod");
     await page.getByRole("button", { name: "Send" }).click();

@@ -1,37 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type App } from "../../src/app/assemble.js";
-import { loadEnv } from "../../src/config/env.js";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
-import { collectEvents } from "../../src/service/create-runtime.js";
+import { demoUser as user, useDemoApp } from "../fixtures/demo-app.js";
 
-const user = { id: "local", role: "operator" };
-const directory = mkdtempSync(join(tmpdir(), "opspilot-demo-"));
-let app: App;
-
-beforeAll(() => {
-  app = createApp({ env: loadEnv({ OPSPILOT_DB: join(directory, "demo.sqlite") }) });
-});
-afterAll(async () => {
-  await app.close();
-  rmSync(directory, { recursive: true, force: true });
-});
-
-async function ask(message: string, threadId?: string) {
-  const thread = threadId ?? (await app.runtime.createThread(user));
-  return {
-    threadId: thread,
-    events: await collectEvents(await app.runtime.startRun({ threadId: thread, message, user })),
-  };
-}
-
-async function resume(threadId: string, decisions: unknown[]) {
-  return collectEvents(await app.runtime.resumeRun({ threadId, user, resume: { decisions } }));
-}
+const demo = useDemoApp("opspilot-demo-");
+const { ask, resume } = demo;
 
 const pauseOf = (events: RunEvent[]) =>
   events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
@@ -85,7 +59,7 @@ describe.each([
     const answer = answerOf(second);
     expect(answer.startsWith(label)).toBe(true);
     for (const fact of ["PAY-5031", "24", "DB_POOL_EXHAUSTED", "9", "RB-003"]) expect(answer).toContain(fact);
-    const thread = await app.runtime.getThread(first.threadId, user);
+    const thread = await demo.app.runtime.getThread(first.threadId, user);
     expect(thread.status).toBe("idle");
   });
 });
@@ -98,22 +72,22 @@ describe("the offline demo model asked to act", () => {
       interruptType: "confirm_risky",
       calls: [{ tool: "restart_service", args: { service: "payment-service", environment: "prod" }, risk: "high" }],
     });
-    const before = app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" });
+    const before = demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" });
     const second = await resume(first.threadId, [
       { callId: pause.calls[0]!.callId, action: "approve", argsHash: pause.calls[0]!.argsHash },
     ]);
     expect(second.find((event) => event.type === "tool_result")).toMatchObject({ tool: "restart_service", ok: true });
-    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
+    expect(demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
       before + 1,
     );
     await expect(
-      app.runtime.resumeRun({
+      demo.app.runtime.resumeRun({
         threadId: first.threadId,
         user,
         resume: { decisions: [{ callId: pause.calls[0]!.callId, action: "approve" }] },
       }),
     ).rejects.toThrow(/not waiting/);
-    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
+    expect(demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
       before + 1,
     );
   });
@@ -126,8 +100,10 @@ describe("the offline demo model asked to act", () => {
       { callId: pause.calls[0]!.callId, action: "approve", params: { environment: "staging" } },
     ]);
     expect(second.at(-1)).toMatchObject({ stopReason: "final_answer" });
-    expect(app.ops.countActions({ action: "restart", service: "payment-service", environment: "staging" })).toBe(1);
-    const state = await app.graph.getState({ configurable: { thread_id: first.threadId } });
+    expect(demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "staging" })).toBe(
+      1,
+    );
+    const state = await demo.app.graph.getState({ configurable: { thread_id: first.threadId } });
     expect(pairingHolds(checkPairing(state.values.messages))).toBe(true);
   });
 });

@@ -1,27 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type App } from "../../src/app/assemble.js";
-import { loadEnv } from "../../src/config/env.js";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { collectEvents } from "../../src/service/create-runtime.js";
+import { useDemoApp } from "../fixtures/demo-app.js";
 
-const user = { id: "local", role: "operator" };
-const directory = mkdtempSync(join(tmpdir(), "opspilot-demo-prose-"));
-let app: App;
-
-beforeAll(() => {
-  app = createApp({ env: loadEnv({ OPSPILOT_DB: join(directory, "demo.sqlite") }) });
-});
-afterAll(async () => {
-  await app.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+const demo = useDemoApp("opspilot-demo-prose-");
 
 async function ask(message: string, threadId?: string) {
-  const thread = threadId ?? (await app.runtime.createThread(user));
-  const events = await collectEvents(await app.runtime.startRun({ threadId: thread, message, user }));
+  const { threadId: thread, events } = await demo.ask(message, threadId);
   const answer = events.filter((event) => event.type === "assistant_message").at(-1) as { content: string };
   const calls = events.flatMap((event) => (event.type === "tool_call" ? [{ tool: event.tool, args: event.args }] : []));
   const results = events.filter(

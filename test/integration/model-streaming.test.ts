@@ -1,33 +1,15 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { createOpenAIChatModel } from "../../src/models/openai-model.js";
 import { createAnthropicChatModel } from "../../src/models/anthropic-model.js";
 import { normalizeModelMessage } from "../../src/models/normalize.js";
-import { startAnthropicServer, type AnthropicTestServer } from "../fixtures/anthropic-server.js";
+import { startAnthropicServer } from "../fixtures/anthropic-server.js";
+import { chatChunk as chunk, slowOpenAIServer } from "../fixtures/streaming-model.js";
 
-const servers: Array<Server | AnthropicTestServer> = [];
+const servers: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
-  for (const server of servers) {
-    if ("baseURL" in server) await server.close();
-    else {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  }
+  for (const server of servers) await server.close();
 });
-
-/** One SSE event of a chat-completions stream. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) =>
-  `data: ${JSON.stringify({
-    id: "chatcmpl-slow",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "slow-model",
-    choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  })}\n\n`;
 
 /** The events of a slow CPU model: a tool call, a few words of text, usage, 300 ms apart. */
 const SLOW_EVENTS = [
@@ -44,31 +26,6 @@ const SLOW_EVENTS = [
   "data: [DONE]\n\n",
 ];
 
-/** A chat-completions server that sends its headers at once, then `events` with `gapsMs[i]` before each. */
-async function slowOpenAIServer(events: string[], gapsMs: number[]): Promise<{ baseURL: string; bodies: unknown[] }> {
-  const bodies: unknown[] = [];
-  const server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      bodies.push(JSON.parse(raw));
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.flushHeaders();
-      void (async () => {
-        for (const [index, event] of events.entries()) {
-          await new Promise((resolve) => setTimeout(resolve, gapsMs[index] ?? 0));
-          if (res.destroyed) return;
-          res.write(event);
-        }
-        res.end();
-      })();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies };
-}
-
 const openAI = (baseURL: string) =>
   createOpenAIChatModel({ model: "slow-model", baseURL, apiKey: "sk-test", timeoutMs: 1_000, maxRetries: 1 });
 
@@ -78,6 +35,7 @@ describe("streamed requests to slow models with a 1 s time limit", () => {
       SLOW_EVENTS,
       SLOW_EVENTS.map(() => 300),
     );
+    servers.push(server);
     const started = performance.now();
     const reply = normalizeModelMessage(await openAI(server.baseURL).invoke([new HumanMessage("payment errors?")]));
     expect(performance.now() - started).toBeGreaterThan(2_000);
@@ -93,6 +51,7 @@ describe("streamed requests to slow models with a 1 s time limit", () => {
   it("fails with a timeout when the stream goes silent for longer than the limit, without a retry", async () => {
     const gaps = SLOW_EVENTS.map((_, index) => (index === 3 ? 1_600 : 50));
     const server = await slowOpenAIServer(SLOW_EVENTS, gaps);
+    servers.push(server);
     const error = (await openAI(server.baseURL)
       .invoke([new HumanMessage("payment errors?")])
       .catch((caught: unknown) => caught)) as Error;

@@ -2,7 +2,7 @@ import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
-import { hasChromium, launchChromium } from "../fixtures/browser.js";
+import { hasChromium, launchChromium, openThreadPage } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 
@@ -136,13 +136,7 @@ describe.skipIf(!hasChromium)("the page: contrast, dark mode and the keyboard", 
     await server?.close();
   });
 
-  async function open(context: BrowserContext, threadId: string) {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/?thread=${threadId}`);
-    await page.locator(".run[data-state]:not([data-state=running])").last().waitFor();
-    await page.locator(".thread-list li").first().waitFor({ state: "attached" });
-    return page;
-  }
+  const open = (context: BrowserContext, threadId: string) => openThreadPage(context, server.url, threadId);
 
   for (const colorScheme of ["light", "dark"] as const) {
     it(`keeps text contrast at WCAG AA (4.5:1) in ${colorScheme} mode`, async () => {

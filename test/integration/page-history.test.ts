@@ -1,9 +1,9 @@
-import { type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../../src/models/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
-import { hasChromium, launchChromium } from "../fixtures/browser.js";
-import { startTestServer, type TestServer } from "../fixtures/http.js";
+import { hasChromium, useChromium } from "../fixtures/browser.js";
+import { startTestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 
 const local = { id: "local", role: "operator" as const };
@@ -33,15 +33,8 @@ const inViewport = (page: Page, selector: string) =>
   });
 
 describe.skipIf(!hasChromium)("a thread's history on the page", () => {
-  let browser: Browser;
-  const servers: TestServer[] = [];
-  beforeAll(async () => {
-    browser = await launchChromium(["--disable-quic"]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    for (const server of servers) await server.close();
-  });
+  const suite = useChromium();
+  const { servers } = suite;
 
   async function serverWith(script: ScriptStep[]) {
     const server = await startTestServer({
@@ -62,7 +55,7 @@ describe.skipIf(!hasChromium)("a thread's history on the page", () => {
       answerMessage("Restarted **pay** in prod."),
       answerMessage("Hello."),
     ]);
-    const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, locale: "en-US" });
+    const page = await suite.browser.newPage({ viewport: { width: 1000, height: 900 }, locale: "en-US" });
     await page.goto(`${server.url}/`);
     await page.getByLabel("Your question").fill("look, then restart pay");
     await page.getByRole("button", { name: "Send", exact: true }).click();
@@ -111,7 +104,11 @@ describe.skipIf(!hasChromium)("a thread's history on the page", () => {
     for (const message of ["one", "two", "three", "four", "restart pay"])
       await collectEvents(await server.runtime.startRun({ threadId, message, user: local }));
 
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: "en-US", isMobile: true });
+    const page = await suite.browser.newPage({
+      viewport: { width: 390, height: 844 },
+      locale: "en-US",
+      isMobile: true,
+    });
     await page.goto(`${server.url}/?thread=${threadId}`);
     await page.locator("form.pause").waitFor();
     await expect.poll(() => inViewport(page, "form.pause")).toBe(true);

@@ -1,8 +1,8 @@
 import { type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
-import { hasChromium, launchChromium } from "../fixtures/browser.js";
+import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 
@@ -23,15 +23,8 @@ async function ask(page: Page, message: string, labels = { question: "Your quest
 }
 
 describe.skipIf(!hasChromium)("answering pauses on the page", () => {
-  let browser: Browser;
-  const servers: TestServer[] = [];
-  beforeAll(async () => {
-    browser = await launchChromium(["--disable-quic"]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    for (const server of servers) await server.close();
-  });
+  const suite = useChromium();
+  const { servers } = suite;
 
   async function serverWith(
     script: ReturnType<typeof callsMessage>[],
@@ -53,7 +46,7 @@ describe.skipIf(!hasChromium)("answering pauses on the page", () => {
       [callsMessage([{ name: "write_high", args: { target: "payment-service", environment: "prod" } }])],
       writes,
     );
-    const page = await openPage(browser, server);
+    const page = await openPage(suite.browser, server);
     await ask(page, "restart payment-service");
     const pause = page.locator("form.pause");
     await pause.getByRole("button", { name: "Edit", exact: true }).click();
@@ -125,7 +118,7 @@ describe.skipIf(!hasChromium)("answering pauses on the page", () => {
       onExhausted: "answer",
     });
     const server = await serverWith([], writes, model);
-    const page = await openPage(browser, server);
+    const page = await openPage(suite.browser, server);
     await ask(page, "restart pay");
     const pause = page.locator("form.pause");
     await pause.getByRole("button", { name: "Reject", exact: true }).click();
@@ -159,7 +152,7 @@ describe.skipIf(!hasChromium)("answering pauses on the page", () => {
       onExhausted: "answer",
     });
     const server = await serverWith([], [], model);
-    const page = await openPage(browser, server, "zh-CN");
+    const page = await openPage(suite.browser, server, "zh-CN");
     await ask(page, "重启 pay 服务", { question: "你的问题", send: "发送" });
     const pause = page.locator("form.pause");
     await pause.getByRole("button", { name: "拒绝", exact: true }).click();
@@ -198,7 +191,7 @@ describe.skipIf(!hasChromium)("answering pauses on the page", () => {
   it("draws a risky call that also needs a field as high risk, its Approve naming the action (5)", async () => {
     const server = await startTestServer({ auth });
     servers.push(server);
-    const page = await openPage(browser, server, "zh-CN");
+    const page = await openPage(suite.browser, server, "zh-CN");
     await ask(page, "重启支付服务", { question: "你的问题", send: "发送" });
     const pause = page.locator("form.pause");
     await pause.getByLabel("environment").waitFor();

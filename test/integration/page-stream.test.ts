@@ -1,10 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../src/models/openai-model.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
+import { slowOpenAIServer, textAnswerEvents, type SlowOpenAIServer } from "../fixtures/streaming-model.js";
 
 const FRAGMENTS = [
   "**Payment** errors ",
@@ -15,56 +14,19 @@ const FRAGMENTS = [
 ];
 const GAP_MS = 250;
 
-/** One event of a chat-completions stream. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) =>
-  `data: ${JSON.stringify({
-    id: "chatcmpl-page",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "slow-model",
-    choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  })}\n\n`;
-
-/** An OpenAI-compatible endpoint that writes its answer a fragment at a time, `GAP_MS` apart. */
-async function slowModelServer(): Promise<Server> {
-  const events = [
-    chunk({ role: "assistant", content: "" }),
-    ...FRAGMENTS.map((content) => chunk({ content })),
-    chunk({}, "stop"),
-    chunk({}, null, { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 }),
-    "data: [DONE]\n\n",
-  ];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.flushHeaders();
-      void (async () => {
-        for (const event of events) {
-          await new Promise((resolve) => setTimeout(resolve, GAP_MS));
-          if (res.destroyed) return;
-          res.write(event);
-        }
-        res.end();
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return server;
-}
-
 describe.skipIf(!hasChromium)("a live answer on the page", { timeout: 30_000 }, () => {
-  let model: Server;
+  let model: SlowOpenAIServer;
   let server: TestServer;
   let browser: Browser;
   beforeAll(async () => {
-    model = await slowModelServer();
-    const baseURL = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    model = await slowOpenAIServer(
+      textAnswerEvents(FRAGMENTS, { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 }),
+      GAP_MS,
+    );
     server = await startTestServer({
       model: createOpenAIChatModel({
         model: "slow-model",
-        baseURL,
+        baseURL: model.baseURL,
         apiKey: "sk-test",
         timeoutMs: 10_000,
         maxRetries: 0,
@@ -75,8 +37,7 @@ describe.skipIf(!hasChromium)("a live answer on the page", { timeout: 30_000 }, 
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-    model?.closeAllConnections();
-    await new Promise((resolve) => model?.close(resolve));
+    await model?.close();
   });
 
   it("shows the answer growing before run_finished, then the complete message as Markdown", async () => {

@@ -33,6 +33,20 @@ interface Listed {
   waitingForYou: boolean;
 }
 
+/** Alice's "old-thread", made before titles were kept: listed idle and untitled, then run once. */
+async function listUntitledThenRun(app: App) {
+  expect(await app.runtime.listThreads(alice, { limit: 10 })).toEqual([
+    {
+      threadId: "old-thread",
+      status: "idle",
+      title: "",
+      updatedAt: new Date(1).toISOString(),
+      waitingForYou: false,
+    },
+  ]);
+  await collectEvents(await app.runtime.startRun({ threadId: "old-thread", message: "an old question", user: alice }));
+}
+
 /**
  * The thread list over one backend: each user sees only their own threads, the paused one
  * first, then the most recent; `mine` and `limit` are checked; titles come from first messages.
@@ -163,18 +177,7 @@ describe("GET /api/threads on SQLite", () => {
       tools: () => testTools(),
     });
     try {
-      expect(await app.runtime.listThreads(alice, { limit: 10 })).toEqual([
-        {
-          threadId: "old-thread",
-          status: "idle",
-          title: "",
-          updatedAt: new Date(1).toISOString(),
-          waitingForYou: false,
-        },
-      ]);
-      await collectEvents(
-        await app.runtime.startRun({ threadId: "old-thread", message: "an old question", user: alice }),
-      );
+      await listUntitledThenRun(app);
       // A thread that ran before titles were kept: its title is read from its checkpoint once.
       const db = new Database(path);
       db.prepare("UPDATE opspilot_threads SET title = NULL").run();
@@ -229,18 +232,7 @@ describe.skipIf(skipPostgres)("GET /api/threads on PostgreSQL", () => {
       tools: () => testTools(),
     });
     try {
-      expect(await app.runtime.listThreads(alice, { limit: 10 })).toEqual([
-        {
-          threadId: "old-thread",
-          status: "idle",
-          title: "",
-          updatedAt: new Date(1).toISOString(),
-          waitingForYou: false,
-        },
-      ]);
-      await collectEvents(
-        await app.runtime.startRun({ threadId: "old-thread", message: "an old question", user: alice }),
-      );
+      await listUntitledThenRun(app);
       expect(await app.runtime.listThreads(alice, { limit: 10 })).toMatchObject([{ title: "an old question" }]);
       const { rows } = await client.query(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'opspilot_threads' ORDER BY indexname",

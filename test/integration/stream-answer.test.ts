@@ -1,64 +1,18 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { AssistantDeltaSchema, RunEventSchema } from "../../src/contracts/events.js";
 import { createOpenAIChatModel } from "../../src/models/openai-model.js";
 import { createAnthropicChatModel } from "../../src/models/anthropic-model.js";
-import { startAnthropicServer, type AnthropicTestServer } from "../fixtures/anthropic-server.js";
+import { startAnthropicServer } from "../fixtures/anthropic-server.js";
 import { readSseFrames, startTestServer, type SseFrame, type TestServer } from "../fixtures/http.js";
+import { slowOpenAIServer, textAnswerEvents } from "../fixtures/streaming-model.js";
 
 const FRAGMENTS = ["The payment ", "service logged ", "42 errors, ", "mostly ", "PAY-TIMEOUT."];
 const GAP_MS = 120;
 
-/** One SSE event of a chat-completions stream. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) =>
-  `data: ${JSON.stringify({
-    id: "chatcmpl-stream",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "slow-model",
-    choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  })}\n\n`;
-
-const servers: Server[] = [];
-const apps: Array<TestServer | AnthropicTestServer> = [];
+const apps: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
   for (const app of apps) await app.close();
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
 });
-
-/** An OpenAI-compatible endpoint that writes the answer a fragment at a time, `GAP_MS` apart. */
-async function slowAnswerServer(): Promise<string> {
-  const events = [
-    chunk({ role: "assistant", content: "" }),
-    ...FRAGMENTS.map((content) => chunk({ content })),
-    chunk({}, "stop"),
-    chunk({}, null, { prompt_tokens: 300, completion_tokens: 12, total_tokens: 312 }),
-    "data: [DONE]\n\n",
-  ];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.flushHeaders();
-      void (async () => {
-        for (const event of events) {
-          await new Promise((resolve) => setTimeout(resolve, GAP_MS));
-          if (res.destroyed) return;
-          res.write(event);
-        }
-        res.end();
-      })();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-}
 
 /** Every frame of a run's SSE response, fragments included, with when it arrived. */
 async function runFrames(app: TestServer, threadId: string, message: string) {
@@ -72,16 +26,19 @@ async function runFrames(app: TestServer, threadId: string, message: string) {
 
 describe("answers streamed over SSE", { timeout: 30_000 }, () => {
   it("sends the answer as assistant_delta frames, without ids, before the complete message", async () => {
-    const baseURL = await slowAnswerServer();
+    const slow = await slowOpenAIServer(
+      textAnswerEvents(FRAGMENTS, { prompt_tokens: 300, completion_tokens: 12, total_tokens: 312 }),
+      GAP_MS,
+    );
     const model = createOpenAIChatModel({
       model: "slow-model",
-      baseURL,
+      baseURL: slow.baseURL,
       apiKey: "sk-test",
       timeoutMs: 5_000,
       maxRetries: 0,
     });
     const app = await startTestServer({ model });
-    apps.push(app);
+    apps.push(app, slow);
     const threadId = await app.client.createThread();
     const frames = await runFrames(app, threadId, "how is the payment service?");
 
