@@ -26,6 +26,8 @@ const PATTERNS = {
   restart: /重启|\brestart|\breboot|\bbounce\b/i,
   investigate:
     /报错|错误|异常|故障|告警|日志|失败|\berrors?\b|\bexceptions?\b|\bfail(?:ing|ures?|ed)?\b|\blogs?\b|\b5\d\d\b/i,
+  // Names of figures: a question that asks for one wants the metrics even when it says "error".
+  figures: /错误率|\berror[ -]rate\b|\bp(?:50|90|95|99)\b|\blatency\b|延迟|延时/i,
   metrics: /指标|监控|延迟|延时|负载|\bcpu\b|内存|\bqps\b|\bmetrics?\b|\blatency\b|\bmemory\b|\bhealth\b|怎么样|状态/i,
   docs: /文档|手册|处理建议|建议|预案|\brunbooks?\b|\bdocs?\b|\bdocumentation\b|\badvice\b|\bplaybooks?\b|怎么处理|how (?:do|to|should) (?:i|we) (?:handle|fix)/i,
   thanks: /谢谢|多谢|感谢|\bthanks?\b|\bthank you\b|\bthx\b/i,
@@ -95,7 +97,16 @@ const EN_STOPWORDS = new Set([
   "of",
   "for",
   "in",
+  "runbook",
+  "runbooks",
+  "docs",
+  "documentation",
 ]);
+
+/** The request with every figure's name taken out ("error rate" no longer reads as "error"). */
+function withoutFigures(text: string): string {
+  return text.replace(new RegExp(PATTERNS.figures.source, "gi"), " ");
+}
 
 /** Reads the intent of one user request. */
 export function detectIntent(text: string): Intent {
@@ -107,10 +118,13 @@ export function detectIntent(text: string): Intent {
     serviceQuery,
     environment: extractEnvironment(text),
     wantsDocs,
-    docsQuery: serviceQuery ?? extractErrorCode(text),
+    // An error code names what to look up more precisely than a service does.
+    docsQuery: extractErrorCode(text) ?? serviceQuery,
   };
   if (PATTERNS.rollback.test(text)) return { ...base, kind: "rollback", toVersion: extractVersion(text) };
   if (PATTERNS.restart.test(text)) return { ...base, kind: "restart" };
+  if (PATTERNS.figures.test(text) && serviceQuery && !PATTERNS.investigate.test(withoutFigures(text)))
+    return { ...base, kind: "metrics" };
   if (PATTERNS.investigate.test(text)) return { ...base, kind: "investigate" };
   if (PATTERNS.metrics.test(text) && serviceQuery) return { ...base, kind: "metrics" };
   if (wantsDocs) return { ...base, kind: "docs", docsQuery: base.docsQuery ?? text.trim().slice(0, 80) };

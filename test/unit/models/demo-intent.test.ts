@@ -20,6 +20,15 @@ describe("detectIntent", () => {
     ],
     ["支付服务的指标怎么样", { kind: "metrics", serviceQuery: "支付" }],
     ["What does the runbook say about PAY_GATEWAY_TIMEOUT?", { kind: "docs", docsQuery: "PAY_GATEWAY_TIMEOUT" }],
+    // A figure's name is a metrics question, even when it says "error".
+    [
+      "What is the p95 latency and error rate of the payment service in production?",
+      { kind: "metrics", serviceQuery: "payment", environment: "prod" },
+    ],
+    ["支付服务的错误率和延迟是多少", { kind: "metrics", serviceQuery: "支付" }],
+    ["Why is the payment service's error rate up? Check its logs", { kind: "investigate", serviceQuery: "payment" }],
+    // The code is what to look up, not the word "runbooks".
+    ["How do we handle PAY-5031? Check the runbooks", { kind: "docs", docsQuery: "PAY-5031" }],
     ["你好", { kind: "greeting", language: "zh" }],
     ["Hello!", { kind: "greeting", language: "en" }],
     ["thanks", { kind: "thanks" }],
