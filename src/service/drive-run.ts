@@ -71,18 +71,12 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   // Told by the saver itself: run_started goes out as soon as the input checkpoint is saved,
   // while the first step runs, and nothing reads the state to find out.
   const input = newMessageId ? options.checkpoints?.untilSaved(threadId, newMessageId) : undefined;
-  let inputSaved = false;
-  const early = input?.saved.then((saved) => {
-    inputSaved = saved;
-    return saved ? announceOnce() : undefined;
-  });
-  early?.catch(() => undefined);
+  input?.saved.then((saved) => (saved ? announceOnce() : undefined)).catch(() => undefined);
   const announce = async () => {
     if (announcing) return announcing;
     // Without word from the saver (none given, or a chunk came first): the wait is best effort,
     // a state that cannot be read is the run's error to report, not this one's.
-    if (newMessageId && !inputSaved)
-      await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
+    if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
     return announceOnce();
   };
   if (!newMessageId) await announce();
