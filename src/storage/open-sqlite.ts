@@ -11,7 +11,7 @@ export interface SqliteBackend {
   db: Database;
   /** LangGraph's official SQLite checkpointer, storing channel values per version and each thread's latest checkpoint only, on that connection. */
   checkpointer: ChannelSqliteSaver;
-  /** opspilot's own tables on that connection. */
+  /** opspilot's own tables on that connection; step records commit with the checkpointer's writes. */
   storage: SqliteStorage;
   /** Closes the connection. */
   close(): void;
@@ -24,7 +24,12 @@ export function openSqlite(path: string): SqliteBackend {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("synchronous = NORMAL");
-  const checkpointer = new ChannelSqliteSaver(db, { latestOnly: true });
-  const storage = new SqliteStorage(db);
-  return { db, checkpointer, storage, close: () => db.close() };
+  // A step's records commit with the step's checkpoint writes: one commit where there were four.
+  const storage = new SqliteStorage(db, { deferRecords: true });
+  const checkpointer = new ChannelSqliteSaver(db, { latestOnly: true, alsoCommit: () => storage.drainRecords() });
+  const close = () => {
+    storage.flushRecords();
+    db.close();
+  };
+  return { db, checkpointer, storage, close };
 }

@@ -18,6 +18,20 @@ CREATE TABLE IF NOT EXISTS opspilot_checkpoint_blobs (
   thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, channel TEXT NOT NULL, version TEXT NOT NULL,
   type TEXT NOT NULL, value BLOB, PRIMARY KEY (thread_id, checkpoint_ns, channel, version));`;
 
+/**
+ * Channel values up to this size (serialized as JSON) are kept in the checkpoint row, which
+ * every put writes anyway, rather than as a row of their own: a step's small bookkeeping
+ * channels then cost no insert and no delete of a superseded version.
+ */
+const INLINE_MAX_BYTES = 1024;
+
+/**
+ * Marks, among the stored versions, a channel whose value the latest checkpoint row holds, and
+ * one the latest checkpoint holds no value of: neither has an older version's row left to remove.
+ */
+const INLINE = "inline";
+const NO_VALUE = "none";
+
 /** Threads whose stored channel versions a saver remembers; the others ask the database. */
 const THREADS_REMEMBERED = 256;
 
@@ -32,6 +46,12 @@ export interface ChannelSqliteSaverOptions {
    * what goes. Off by default: the full history, as `SqliteSaver` keeps it.
    */
   latestOnly?: boolean;
+  /**
+   * Writes that commit with each checkpoint and each task's pending writes, run inside the
+   * transaction after the saver's own rows (opspilot's step records: see
+   * `SqliteStorage.drainRecords`). A throw rolls the save back.
+   */
+  alsoCommit?: () => void;
 }
 
 const [OPEN_BRACKET, COMMA, CLOSE_BRACKET] = [0x5b, 0x2c, 0x5d];
@@ -89,11 +109,14 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   private readonly latestOnly: boolean;
 
+  private readonly alsoCommit: () => void;
+
   constructor(db: Database, options: ChannelSqliteSaverOptions = {}) {
     super(db);
     db.exec(BLOBS_SCHEMA);
     this.statements = new StatementCache(db);
     this.latestOnly = options.latestOnly ?? false;
+    this.alsoCommit = options.alsoCommit ?? (() => undefined);
   }
 
   override async put(
@@ -105,24 +128,32 @@ export class ChannelSqliteSaver extends SqliteSaver {
     const threadId = config.configurable?.thread_id as string;
     const namespace = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const rows: unknown[][] = [];
+    const inline: Record<string, unknown> = {};
     const stored = this.storedVersionsOf(threadId, namespace);
     for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
       const version = checkpoint.channel_versions[channel];
       if (version === undefined) continue;
+      const known = stored.get(channel);
       if (
         !(channel in newVersions) &&
-        (stored.get(channel) === String(version) || this.hasBlob(threadId, namespace, channel, version))
+        known !== INLINE &&
+        (known === String(version) || this.hasBlob(threadId, namespace, channel, version))
       ) {
         stored.set(channel, String(version));
         continue;
       }
       const [type, serialized] = Array.isArray(value) ? await this.dumpsList(value) : await this.dumps(value);
+      // A small value rides in the checkpoint row; every checkpoint row holds its own copy.
+      if (type === "json" && !Array.isArray(value) && serialized.byteLength <= INLINE_MAX_BYTES) {
+        inline[channel] = value;
+        continue;
+      }
       rows.push([threadId, namespace, channel, String(version), type, serialized]);
     }
-    // The checkpoint row as SqliteSaver.put writes it, values left out, in one transaction with its blobs.
+    // The checkpoint row as SqliteSaver.put writes it, with only the small values, in one transaction with the blobs.
     this.setup();
     const [[type, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
-      this.dumps({ ...checkpoint, channel_values: {} }),
+      this.dumps({ ...checkpoint, channel_values: inline }),
       this.dumps(metadata),
     ]);
     const parentId = config.configurable?.checkpoint_id as string | undefined;
@@ -130,7 +161,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     const insertCheckpoint = this.statements.get(
       "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
-    const superseded = this.supersededBy(threadId, namespace, checkpoint, newVersions, parentId);
+    const superseded = this.supersededBy(threadId, namespace, checkpoint, newVersions, parentId, stored);
     this.db.transaction(() => {
       rows.forEach((row) => insertBlob.run(...row));
       insertCheckpoint.run(
@@ -143,9 +174,13 @@ export class ChannelSqliteSaver extends SqliteSaver {
         serializedMetadata,
       );
       superseded();
+      this.alsoCommit();
     })();
     // Known to be stored once the transaction has committed.
     for (const row of rows) stored.set(row[2] as string, row[3] as string);
+    for (const channel of Object.keys(inline)) stored.set(channel, INLINE);
+    for (const channel of Object.keys(newVersions))
+      if (!(channel in checkpoint.channel_values)) stored.set(channel, NO_VALUE);
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
@@ -160,6 +195,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     checkpoint: Checkpoint,
     newVersions: ChannelVersions,
     parentId: string | undefined,
+    stored: Map<string, string>,
   ): () => void {
     if (!this.latestOnly) {
       if (parentId === undefined) return () => undefined;
@@ -178,7 +214,9 @@ export class ChannelSqliteSaver extends SqliteSaver {
       "DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND CAST(version AS INTEGER) < ?",
     );
     // Versions are counters (LangGraph's default); other kinds of versions are left to `compactThread`.
+    // A channel whose previous value was inline, or absent, left no row of an older version behind.
     const rewritten = Object.keys(newVersions)
+      .filter((channel) => stored.get(channel) !== INLINE && stored.get(channel) !== NO_VALUE)
       .map((channel) => [channel, checkpoint.channel_versions[channel]] as const)
       .filter((entry): entry is readonly [string, number] => typeof entry[1] === "number");
     return () => {
@@ -205,7 +243,10 @@ export class ChannelSqliteSaver extends SqliteSaver {
         return [threadId, namespace, checkpointId, taskId, WRITES_IDX_MAP[channel] ?? idx, channel, type, serialized];
       }),
     );
-    this.db.transaction(() => rows.forEach((row) => insert.run(...row)))();
+    this.db.transaction(() => {
+      rows.forEach((row) => insert.run(...row));
+      this.alsoCommit();
+    })();
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {

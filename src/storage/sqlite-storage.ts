@@ -19,14 +19,81 @@ import type { ThreadListRow } from "./types.js";
 
 type Row = Record<string, unknown>;
 
+/** How a `SqliteStorage` writes. */
+export interface SqliteStorageOptions {
+  /**
+   * Let a step's records (its step row and usage, results, tool-call rows, the run's end) wait
+   * for the checkpointer's next commit on this connection (`drainRecords` inside its
+   * transaction; see `openSqlite`), or for the next event-loop iteration if none comes first.
+   * A step's records then commit with the step's writes: one commit per step instead of four,
+   * and a process killed before the commit loses both, so the re-run step records once.
+   * Every read of records writes what is waiting first. Off by default: each write commits alone.
+   */
+  deferRecords?: boolean;
+}
+
 /** Storage on a better-sqlite3 connection to the checkpoints' SQLite file. */
 export class SqliteStorage implements Storage {
   private readonly statements: StatementCache;
 
-  constructor(private readonly db: Database) {
+  private readonly deferRecords: boolean;
+
+  /** Record writes waiting for a commit, in the order they were made. */
+  private waiting: Array<() => void> = [];
+
+  private drainScheduled = false;
+
+  constructor(
+    private readonly db: Database,
+    options: SqliteStorageOptions = {},
+  ) {
     db.exec(SQLITE_SCHEMA);
     addMissingColumns(db);
     this.statements = new StatementCache(db);
+    this.deferRecords = options.deferRecords ?? false;
+  }
+
+  /**
+   * Writes the records waiting, in the caller's transaction (the checkpointer's); a write that
+   * fails leaves them all waiting and the transaction rolls back.
+   */
+  drainRecords(): void {
+    if (this.waiting.length === 0) return;
+    const batch = this.waiting;
+    this.waiting = [];
+    try {
+      for (const write of batch) write();
+    } catch (error) {
+      this.waiting = [...batch, ...this.waiting];
+      throw error;
+    }
+  }
+
+  /** A record's write: committed now, or with the next checkpoint commit (see `deferRecords`). */
+  private writeRecord(write: () => void): void {
+    if (!this.deferRecords) {
+      this.db.transaction(write).immediate();
+      return;
+    }
+    this.waiting.push(write);
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(this.drainAlone);
+  }
+
+  /** No checkpoint committed since the records were made: they commit on their own. */
+  private readonly drainAlone = (): void => {
+    this.drainScheduled = false;
+    try {
+      this.flushRecords();
+    } catch {
+      // Still waiting: the next checkpoint commit or read of records writes them, and reports a lasting failure.
+    }
+  };
+
+  /** Commits the records waiting: before a read that could include them, and before the connection closes. */
+  flushRecords(): void {
+    if (this.waiting.length > 0 && this.db.open) this.db.transaction(() => this.drainRecords()).immediate();
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
@@ -42,6 +109,7 @@ export class SqliteStorage implements Storage {
   }
 
   async listThreads(userId: string, limit: number): Promise<ThreadListRow[]> {
+    this.flushRecords();
     const sql = threadListSql({
       stopReasonOf: (body) => `json_extract(${body}, '$.stopReason')`,
       now: "?",
@@ -88,12 +156,17 @@ export class SqliteStorage implements Storage {
   }
 
   async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
-    this.statements
-      .get("INSERT OR REPLACE INTO opspilot_results VALUES (?, ?, ?, ?, ?)")
-      .run(threadId, callId, tool, packText(JSON.stringify(raw ?? null)), Date.now());
+    const packed = packText(JSON.stringify(raw ?? null));
+    const savedAt = Date.now();
+    this.writeRecord(() =>
+      this.statements
+        .get("INSERT OR REPLACE INTO opspilot_results VALUES (?, ?, ?, ?, ?)")
+        .run(threadId, callId, tool, packed, savedAt),
+    );
   }
 
   async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
+    this.flushRecords();
     const row = this.statements
       .get("SELECT tool, raw FROM opspilot_results WHERE thread_id = ? AND call_id = ?")
       .get(threadId, callId) as Row | undefined;
@@ -197,30 +270,21 @@ export class SqliteStorage implements Storage {
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
-    this.db
-      .transaction(() => {
-        this.statements
-          .get(
-            "INSERT OR REPLACE INTO opspilot_steps (run_id, step, latency_ms, input_tokens, output_tokens, tool_calls, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          )
-          .run(
-            step.runId,
-            step.step,
-            step.latencyMs,
-            step.inputTokens,
-            step.outputTokens,
-            step.toolCalls,
-            step.costUsd,
-          );
-        // A step re-run after a crash called the model again, so its spending counts again.
-        this.statements
-          .get(
-            `INSERT INTO opspilot_usage (user_id, day, tokens, cost_usd) SELECT user_id, ?, ?, ? FROM opspilot_runs WHERE run_id = ?
+    const day = utcDay(Date.now());
+    this.writeRecord(() => {
+      this.statements
+        .get(
+          "INSERT OR REPLACE INTO opspilot_steps (run_id, step, latency_ms, input_tokens, output_tokens, tool_calls, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(step.runId, step.step, step.latencyMs, step.inputTokens, step.outputTokens, step.toolCalls, step.costUsd);
+      // A step re-run after a crash called the model again, so its spending counts again.
+      this.statements
+        .get(
+          `INSERT INTO opspilot_usage (user_id, day, tokens, cost_usd) SELECT user_id, ?, ?, ? FROM opspilot_runs WHERE run_id = ?
              ON CONFLICT (user_id, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd`,
-          )
-          .run(utcDay(Date.now()), step.inputTokens + step.outputTokens, step.costUsd, step.runId);
-      })
-      .immediate();
+        )
+        .run(day, step.inputTokens + step.outputTokens, step.costUsd, step.runId);
+    });
   }
 
   async saveRunLimits(threadId: string, runId: string, limits: Record<string, unknown>): Promise<void> {
@@ -236,6 +300,7 @@ export class SqliteStorage implements Storage {
   }
 
   async usageOn(userId: string, day: string): Promise<DailyUsage> {
+    this.flushRecords();
     const row = this.statements
       .get("SELECT runs, tokens, cost_usd FROM opspilot_usage WHERE user_id = ? AND day = ?")
       .get(userId, day) as Row | undefined;
@@ -247,21 +312,23 @@ export class SqliteStorage implements Storage {
   }
 
   async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
-    this.statements
-      .get(
-        "INSERT OR REPLACE INTO opspilot_tool_calls (thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms, args_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        call.threadId,
-        call.callId,
-        call.runId,
-        call.tool,
-        call.argsDigest,
-        call.outcome,
-        call.errorCode ?? null,
-        call.durationMs,
-        call.argsSummary ?? null,
-      );
+    this.writeRecord(() =>
+      this.statements
+        .get(
+          "INSERT OR REPLACE INTO opspilot_tool_calls (thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms, args_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(
+          call.threadId,
+          call.callId,
+          call.runId,
+          call.tool,
+          call.argsDigest,
+          call.outcome,
+          call.errorCode ?? null,
+          call.durationMs,
+          call.argsSummary ?? null,
+        ),
+    );
   }
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
@@ -273,25 +340,29 @@ export class SqliteStorage implements Storage {
   }
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
-    this.statements
-      .get(
-        "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?), pauses = pauses + ?, tokens = COALESCE(?, tokens), cost_usd = COALESCE(?, cost_usd), tool_cost_units = COALESCE(?, tool_cost_units) WHERE run_id = ?",
-      )
-      .run(
-        Date.now(),
-        run.stopReason,
-        run.steps,
-        run.durationMs,
-        run.resumed ? 1 : 0,
-        run.stopReason === "interrupted" ? 1 : 0,
-        run.tokens ?? null,
-        run.costUsd ?? null,
-        run.toolCostUnits ?? null,
-        run.runId,
-      );
+    const finishedAt = Date.now();
+    this.writeRecord(() =>
+      this.statements
+        .get(
+          "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?), pauses = pauses + ?, tokens = COALESCE(?, tokens), cost_usd = COALESCE(?, cost_usd), tool_cost_units = COALESCE(?, tool_cost_units) WHERE run_id = ?",
+        )
+        .run(
+          finishedAt,
+          run.stopReason,
+          run.steps,
+          run.durationMs,
+          run.resumed ? 1 : 0,
+          run.stopReason === "interrupted" ? 1 : 0,
+          run.tokens ?? null,
+          run.costUsd ?? null,
+          run.toolCostUnits ?? null,
+          run.runId,
+        ),
+    );
   }
 
   async threadRecords(threadId: string) {
+    this.flushRecords();
     const runs = this.statements
       .get("SELECT * FROM opspilot_runs WHERE thread_id = ? ORDER BY started_at")
       .all(threadId) as Row[];
@@ -310,14 +381,17 @@ export class SqliteStorage implements Storage {
   }
 
   async prune(before: number): Promise<PruneReport> {
+    this.flushRecords();
     return pruneSqlite(this.db, before);
   }
 
   async compactThread(threadId: string): Promise<CompactReport> {
+    this.flushRecords();
     return compactSqliteThread(this.db, threadId);
   }
 
   async recordsPage(query: RecordsQuery): Promise<RecordsPage> {
+    this.flushRecords();
     return readRecordsPage(
       { read: async (sql, params) => this.statements.get(sql).all(...params) as Row[], insertionOrder: "rowid" },
       query,
@@ -325,6 +399,7 @@ export class SqliteStorage implements Storage {
   }
 
   async summary(window: SummaryWindow): Promise<RecordsSummary> {
+    this.flushRecords();
     const read = (sql: string, ...params: number[]) => this.statements.get(sql).all(...params) as Row[];
     return summarize(window, {
       runs: read(SUMMARY_SQL.runs, window.since, window.until),
@@ -335,6 +410,7 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    this.flushRecords();
     // The connection is shared with the checkpointer; its owner closes it.
   }
 }

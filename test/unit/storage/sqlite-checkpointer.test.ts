@@ -41,7 +41,32 @@ describe("ChannelSqliteSaver", () => {
     const blobs = db
       .prepare("SELECT channel, COUNT(*) AS n FROM opspilot_checkpoint_blobs WHERE thread_id = 't1' GROUP BY channel")
       .all() as Array<{ channel: string; n: number }>;
-    expect(Object.fromEntries(blobs.map((row) => [row.channel, row.n]))).toMatchObject({ messages: 4, counter: 2 });
+    expect(Object.fromEntries(blobs.map((row) => [row.channel, row.n]))).toEqual({ messages: 4 });
+    // The small counter rides in the checkpoint rows instead, each with the value it had then.
+    const latest = db
+      .prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 't1' ORDER BY checkpoint_id DESC LIMIT 1")
+      .get() as { checkpoint: Uint8Array };
+    expect(JSON.parse(Buffer.from(latest.checkpoint).toString()).channel_values).toMatchObject({ counter: 2 });
+  });
+
+  it("keeps only the latest value of a channel that moves between its own row and the checkpoint row", async () => {
+    const Note = Annotation.Root({ note: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }) });
+    const db = new BetterSqlite3(":memory:");
+    const app = new StateGraph(Note)
+      .addNode("write", (_state, config) => ({ note: String(config.configurable?.note) }))
+      .addEdge("__start__", "write")
+      .addEdge("write", "__end__")
+      .compile({ checkpointer: new ChannelSqliteSaver(db, { latestOnly: true }) });
+    const blobNotes = () =>
+      (db.prepare("SELECT COUNT(*) AS n FROM opspilot_checkpoint_blobs WHERE channel = 'note'").get() as { n: number })
+        .n;
+    const long = "y".repeat(5_000);
+    for (const note of [long, "short", long, "short again"]) {
+      const config = { configurable: { thread_id: "t1", note } };
+      await app.invoke({}, config);
+      expect((await app.getState(config)).values.note).toBe(note);
+      expect(blobNotes()).toBe(note === long ? 1 : 0);
+    }
   });
 
   it("reads threads written by the plain SqliteSaver and continues them", async () => {
