@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import {
   createAgent,
   humanInTheLoopMiddleware,
@@ -40,6 +41,8 @@ export interface Peer {
   name: string;
   /** Compiles the peer around a fresh model (not timed); the returned function runs once (timed). */
   prepare(model: ScriptedChatModel): () => Promise<RunCheck>;
+  /** A checkpointer of the peer's own, instead of the setup's (metered the same way). */
+  checkpointer?: object;
 }
 
 /** What every peer of one benchmark case shares. */
@@ -87,17 +90,23 @@ export function bareLoop(setup: PeerSetup): Peer {
   };
 }
 
-/** LangGraph's prebuilt `createReactAgent` with a LangChain `tool()` around the same function. */
-export function prebuiltReactAgent(setup: PeerSetup): Peer {
+/**
+ * LangGraph's prebuilt `createReactAgent` with a LangChain `tool()` around the same function,
+ * on opspilot's checkpointer (the graphs compared on equal storage), or with `stock`, on
+ * LangGraph's own `SqliteSaver` on the same file: the agent as LangGraph ships it.
+ */
+export function prebuiltReactAgent(setup: PeerSetup, stock = false): Peer {
   const search = tool(async ({ query }) => JSON.stringify(toolPayload(setup.payload, query)), {
     name: TOOL_NAME,
     description: TOOL_DESCRIPTION,
     schema: toolSchema,
   });
+  const checkpointer = stock ? new SqliteSaver(setup.backend.db) : setup.backend.checkpointer;
   return {
-    name: "create_react_agent",
+    name: stock ? "create_react_agent_stock" : "create_react_agent",
+    ...(stock ? { checkpointer } : {}),
     prepare(model) {
-      const agent = createReactAgent({ llm: model, tools: [search], checkpointer: setup.backend.checkpointer });
+      const agent = createReactAgent({ llm: model, tools: [search], checkpointer });
       return async () => {
         const config = { configurable: { thread_id: randomUUID() }, recursionLimit: setup.steps * 2 + 10 };
         const state = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);

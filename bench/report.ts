@@ -31,6 +31,8 @@ export function stepRatios(results: PeerResult[]): Ratio[] {
     };
     for (const peer of results.filter((result) => result.payload === payload && result.peer.startsWith("opspilot")))
       compare(peer, find("create_react_agent"));
+    compare(find("opspilot_graph"), find("create_react_agent_stock"));
+    compare(find("opspilot_runtime"), find("create_react_agent_stock"));
     compare(find("opspilot_graph"), find("create_agent"));
     compare(find("opspilot_runtime"), find("opspilot_graph"));
   }

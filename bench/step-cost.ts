@@ -74,7 +74,13 @@ const STORAGE_METHODS = [
 ];
 
 function peersFor(setup: PeerSetup): Peer[] {
-  const peers = [bareLoop(setup), prebuiltReactAgent(setup), createAgentWithMiddleware(setup), opspilotGraph(setup)];
+  const peers = [
+    bareLoop(setup),
+    prebuiltReactAgent(setup),
+    prebuiltReactAgent(setup, true),
+    createAgentWithMiddleware(setup),
+    opspilotGraph(setup),
+  ];
   // With small outputs the cap never applies, so the raised-cap variant would repeat opspilot_graph.
   if (setup.payload !== "small") peers.push(opspilotGraph(setup, 64_000));
   peers.push(opspilotRuntime(setup));
@@ -163,6 +169,8 @@ async function measurePayload(
     wrapMethods(backend.storage, STORAGE_METHODS, meter, "storage");
     const setup: PeerSetup = { backend, payload, steps: options.steps };
     const peers = peersFor(setup);
+    for (const peer of peers)
+      if (peer.checkpointer) wrapMethods(peer.checkpointer, CHECKPOINTER_METHODS, meter, "checkpointer");
     const samples = new Map<string, Sample[]>(peers.map((peer) => [peer.name, []]));
     for (let pass = 0; pass < options.warmups + options.runs; pass += 1) {
       // Rotating the order spreads the cost of a growing database file and of GC over every peer.
