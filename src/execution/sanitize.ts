@@ -40,19 +40,30 @@ export function boundObservation(
   callId?: string,
   /** Whether the observation's `data` is masked already (the executor masks each result once). */
   dataMasked = false,
+  /** `JSON.stringify` of that masked `data`, when the caller has written it already. */
+  dataJson?: string,
 ): BoundedObservation {
+  const premasked = dataMasked && observation.ok;
   const masked = (
-    dataMasked && observation.ok
+    premasked
       ? { ...(maskValue({ ...observation, data: null }) as Observation), data: observation.data }
       : maskValue(observation)
   ) as Observation;
   // A result's JSON text is written once: the envelope is written around it, and a cut slices it.
-  const dataText = masked.ok ? JSON.stringify(masked.data) : undefined;
-  const whole =
-    dataText === undefined
-      ? JSON.stringify(masked)
-      : JSON.stringify({ ...masked, data: DATA_SLOT }).replace(DATA_SLOT_JSON, () => dataText);
-  if (whole.length <= maxChars) return { content: whole, observation: masked, truncated: false };
+  const dataText = masked.ok ? ((premasked ? dataJson : undefined) ?? JSON.stringify(masked.data)) : undefined;
+  if (dataText === undefined) {
+    const whole = JSON.stringify(masked);
+    if (whole.length <= maxChars) return { content: whole, observation: masked, truncated: false };
+  } else {
+    const around = JSON.stringify({ ...masked, data: DATA_SLOT });
+    // Measured before it is written: a result that is cut is never copied whole into its envelope.
+    if (around.length - DATA_SLOT_JSON.length + dataText.length <= maxChars)
+      return {
+        content: around.replace(DATA_SLOT_JSON, () => dataText),
+        observation: masked,
+        truncated: false,
+      };
+  }
   const text = masked.ok ? (dataText ?? "null") : masked.message;
   const note = (keptChars: number) => (masked.ok && callId !== undefined ? readRestNote(callId, keptChars) : CUT_NOTE);
   const envelope = (preview: string, keptChars: number): Observation =>

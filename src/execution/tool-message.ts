@@ -21,6 +21,8 @@ export function toolMessage(options: {
   args?: Record<string, unknown>;
   /** Whether the observation's `data` is masked already, so it is not masked again. */
   dataMasked?: boolean;
+  /** `JSON.stringify` of that masked `data`, when the caller has written it already. */
+  dataJson?: string;
 }): ToolMessage {
   const { source, fetchedAt, ...outcome } = options.observation;
   const enveloped = {
@@ -28,7 +30,7 @@ export function toolMessage(options: {
     source: source ?? { tool: options.tool },
     fetchedAt: fetchedAt ?? new Date().toISOString(),
   } as Observation;
-  const bounded = boundObservation(enveloped, options.maxChars, options.callId, options.dataMasked);
+  const bounded = boundObservation(enveloped, options.maxChars, options.callId, options.dataMasked, options.dataJson);
   const meta: ObservationMeta = {
     ok: bounded.observation.ok,
     ...(bounded.observation.ok ? {} : { errorCode: bounded.observation.errorCode }),
@@ -69,6 +71,13 @@ export function notExecuted(
   );
 }
 
+/**
+ * Characters a summary keeps of the data's JSON. A string's JSON spends at least one character
+ * on each of its characters, after the opening quote, so the string's first SUMMARY_CHARS
+ * characters decide the first SUMMARY_CHARS of its JSON, surrogate pairs included.
+ */
+const SUMMARY_CHARS = 160;
+
 /** One line describing an observation, for the step bar, the records and stop summaries. */
 export function summarize(observation: Observation): string {
   if (!observation.ok) return `${observation.errorCode}: ${observation.message}`.slice(0, 200);
@@ -82,5 +91,7 @@ export function summarize(observation: Observation): string {
       parts.push(`${data.action} ${String(data.service ?? "")} ${String(data.environment ?? "")}`.trim());
     if (parts.length > 0) return parts.join(", ");
   }
-  return JSON.stringify(data ?? null).slice(0, 160);
+  // A cut result's data is its preview, thousands of characters: only the start that shows is written.
+  const shown = typeof observation.data === "string" ? observation.data.slice(0, SUMMARY_CHARS) : data;
+  return JSON.stringify(shown ?? null).slice(0, SUMMARY_CHARS);
 }

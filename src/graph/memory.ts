@@ -70,7 +70,10 @@ export function applyMemoryUpdate(current: WorkingMemory, update: MemoryUpdate):
   return { ...current, entries: [...current.entries.filter((entry) => !added.has(entry.callId)), ...update.add] };
 }
 
-/** The memory entry of one finished call; `result` is the tool's return value, masked. */
+/**
+ * The memory entry of one finished call; `result` is the tool's return value, masked, and
+ * `json` its `JSON.stringify` when the caller has written it already.
+ */
 export function memoryEntry(options: {
   turn: number;
   step: number;
@@ -78,7 +81,7 @@ export function memoryEntry(options: {
   tool: ToolDefinition | undefined;
   toolName: string;
   args: Record<string, unknown>;
-  outcome: { ok: true; result: unknown } | { ok: false; errorCode: ErrorCode; message: string };
+  outcome: { ok: true; result: unknown; json?: string } | { ok: false; errorCode: ErrorCode; message: string };
 }): MemoryEntry {
   const { outcome } = options;
   return {
@@ -88,12 +91,15 @@ export function memoryEntry(options: {
     tool: options.toolName,
     args: keyArgs(options.args),
     outcome: outcome.ok ? "ok" : outcome.errorCode,
-    facts: outcome.ok ? factsOf(options.tool, outcome.result) : cleanFacts([outcome.message]).slice(0, 1),
+    facts: outcome.ok ? factsOf(options.tool, outcome.result, outcome.json) : cleanFacts([outcome.message]).slice(0, 1),
   };
 }
 
-/** The tool's own facts, or the default's when it has no `summarize` or its `summarize` fails. */
-export function factsOf(tool: ToolDefinition | undefined, result: unknown): string[] {
+/**
+ * The tool's own facts, or the default's when it has no `summarize` or its `summarize` fails;
+ * `json` is the result's `JSON.stringify`, when the caller has it.
+ */
+export function factsOf(tool: ToolDefinition | undefined, result: unknown, json?: string): string[] {
   if (tool?.summarize) {
     try {
       const facts = cleanFacts(tool.summarize(result));
@@ -102,14 +108,15 @@ export function factsOf(tool: ToolDefinition | undefined, result: unknown): stri
       // A summarizer that throws must not cost the call its memory: the default takes over.
     }
   }
-  return cleanFacts(defaultFacts(result));
+  return cleanFacts(defaultFacts(result, json));
 }
 
 /**
  * Facts of a result from a tool without `summarize` (MCP tools): how many items, the short
- * scalar fields, and the code-like ids anywhere in it.
+ * scalar fields, and the code-like ids anywhere in it. `json` is the result's `JSON.stringify`,
+ * when the caller has it.
  */
-export function defaultFacts(result: unknown): string[] {
+export function defaultFacts(result: unknown, json?: string): string[] {
   const facts: string[] = [];
   if (typeof result === "string") facts.push(result.split("\n", 1)[0]!);
   else if (Array.isArray(result)) facts.push(`${result.length} item(s)${namesOf(result)}`);
@@ -121,7 +128,7 @@ export function defaultFacts(result: unknown): string[] {
       else if (typeof value === "string" && value.length <= 80) facts.push(`${key}: ${value}`);
     }
   } else facts.push(String(result));
-  const codes = codesIn(typeof result === "string" ? result : (JSON.stringify(result) ?? ""));
+  const codes = codesIn(typeof result === "string" ? result : (json ?? JSON.stringify(result) ?? ""));
   if (codes.length > 0) facts.push(`codes: ${codes.join(", ")}`);
   return facts;
 }

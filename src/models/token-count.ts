@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
+import { cl100kPieceEnd, isAscii } from "./ascii-pieces.js";
 
 /** The BPE encodings bundled with js-tiktoken that opspilot counts with (no download, ever). */
 export type Encoding = "o200k_base" | "cl100k_base";
@@ -48,6 +49,19 @@ function createCounter(encoding: Encoding): TextTokenCounter {
     }
     return tokens;
   };
+  const countOf = (tiktoken: Tiktoken, piece: string): number => {
+    if (isOneToken(piece)) return 1;
+    if (piece.length <= LONG_PIECE) return countPiece(tiktoken, piece);
+    // A long unbroken run (a hash, base64, CJK without punctuation): in slices, which count a few tokens more, not fewer.
+    let total = 0;
+    for (let start = 0; start < piece.length;) {
+      let end = Math.min(piece.length, start + LONG_PIECE / 2);
+      if (isHighSurrogate(piece.charCodeAt(end - 1)) && end < piece.length) end += 1;
+      total += countPiece(tiktoken, piece.slice(start, end));
+      start = end;
+    }
+    return total;
+  };
   return {
     encoding,
     count(text: string): number {
@@ -55,23 +69,34 @@ function createCounter(encoding: Encoding): TextTokenCounter {
       loaded ??= load();
       const { tiktoken, pattern } = loaded;
       let total = 0;
-      for (const match of text.matchAll(pattern)) {
-        const piece = match[0];
-        if (piece.length <= LONG_PIECE) {
-          total += countPiece(tiktoken, piece);
-          continue;
+      if (encoding === "cl100k_base" && isAscii(text)) {
+        // Cut without the Unicode regex: most results and requests are ASCII JSON.
+        for (let start = 0, end = 0; start < text.length; start = end) {
+          end = cl100kPieceEnd(text, start);
+          total += end - start === 1 ? 1 : countOf(tiktoken, text.slice(start, end));
         }
-        // A long unbroken run (a hash, base64, CJK without punctuation): in slices, which count a few tokens more, not fewer.
-        for (let start = 0; start < piece.length;) {
-          let end = Math.min(piece.length, start + LONG_PIECE / 2);
-          if (isHighSurrogate(piece.charCodeAt(end - 1)) && end < piece.length) end += 1;
-          total += countPiece(tiktoken, piece.slice(start, end));
-          start = end;
-        }
+        return total;
       }
+      // The pieces' texts alone: match objects would cost more than the counting.
+      for (const piece of text.match(pattern) ?? []) total += countOf(tiktoken, piece);
       return total;
     },
   };
+}
+
+/**
+ * Pieces both encodings hold as one token, known without a lookup: one ASCII character (every
+ * byte is a token of a byte-level BPE) and every number of up to three ASCII digits, leading
+ * zeros included (test/unit/models/context-budget.test.ts checks all 1,110 of them).
+ */
+function isOneToken(piece: string): boolean {
+  if (piece.length === 1) return piece.charCodeAt(0) < 0x80;
+  if (piece.length > 3) return false;
+  for (let index = 0; index < piece.length; index += 1) {
+    const code = piece.charCodeAt(index);
+    if (code < 0x30 || code > 0x39) return false;
+  }
+  return true;
 }
 
 function isHighSurrogate(code: number): boolean {

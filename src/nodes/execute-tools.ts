@@ -84,6 +84,8 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
     const messages: ToolMessage[] = [];
     // Masked once: the message's data, the stored result and the memory's facts all come from it.
     const masked = new Map<string, unknown>();
+    // And written once: the JSON text of a stored result that is the message's data too.
+    const maskedJson = new Map<string, string>();
     const remembered: MemoryEntry[] = [];
     const turn = currentTurnOf(state.messages);
     const calls = batch.calls.map((call): PlannedCall => {
@@ -104,8 +106,10 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       const { observation } = outcome;
       // The data the model reads and the raw result stored are usually the same value: masked once for both.
       const maskedData = observation.ok ? maskValue(observation.data) : undefined;
-      if (observation.ok)
-        masked.set(call.callId, outcome.raw === observation.data ? maskedData : maskValue(outcome.raw));
+      const dataJson = observation.ok ? (JSON.stringify(maskedData) as string | undefined) : undefined;
+      const rawIsData = observation.ok && outcome.raw === observation.data;
+      if (observation.ok) masked.set(call.callId, rawIsData ? maskedData : maskValue(outcome.raw));
+      if (rawIsData && dataJson !== undefined) maskedJson.set(call.callId, dataJson);
       remembered.push(
         memoryEntry({
           turn,
@@ -114,7 +118,9 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
           tool: deps.registry.get(call.tool),
           toolName: call.tool,
           args: call.args,
-          outcome: observation.ok ? { ok: true, result: masked.get(call.callId) } : observation,
+          outcome: observation.ok
+            ? { ok: true, result: masked.get(call.callId), json: maskedJson.get(call.callId) }
+            : observation,
         }),
       );
       messages.push(
@@ -123,6 +129,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
           tool: call.tool,
           observation: observation.ok ? { ...observation, data: maskedData } : observation,
           dataMasked: observation.ok,
+          dataJson,
           durationMs: outcome.durationMs,
           attempts: outcome.attempts,
           maxChars: options.observationMaxChars,
@@ -132,7 +139,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       return { ...callBase(call), status: "done" };
     });
 
-    await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes, masked });
+    await record(deps.storage, { runId: run.runId, threadId, batchCalls: batch.calls, outcomes, masked, maskedJson });
     // The breaker counts steps, so it waits until every call of the batch has its result.
     const complete = calls.every((call) => call.status === "done" || call.status === "failed");
     const failsInRow = complete
@@ -159,6 +166,7 @@ async function record(
     batchCalls: PlannedCall[];
     outcomes: Map<string, CallOutcome>;
     masked: Map<string, unknown>;
+    maskedJson: Map<string, string>;
   },
 ) {
   for (const call of options.batchCalls) {
@@ -166,7 +174,13 @@ async function record(
     if (!outcome) continue;
     // Stored masked: the result is served to clients and the model; only the journal keeps raw values.
     if (outcome.kind === "observation" && outcome.observation.ok)
-      await storage.saveResult(options.threadId, call.callId, call.tool, options.masked.get(call.callId));
+      await storage.saveResult(
+        options.threadId,
+        call.callId,
+        call.tool,
+        options.masked.get(call.callId),
+        options.maskedJson.get(call.callId),
+      );
     const errorCode =
       outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
     await storage.recordToolCall({

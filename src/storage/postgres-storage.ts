@@ -111,10 +111,10 @@ export class PostgresStorage implements Storage {
     );
   }
 
-  async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
+  async saveResult(threadId: string, callId: string, tool: string, raw: unknown, json?: string): Promise<void> {
     await this.changes(
       "INSERT INTO opspilot_results VALUES ($1, $2, $3, $4, $5) ON CONFLICT (thread_id, call_id) DO UPDATE SET tool = EXCLUDED.tool, raw = EXCLUDED.raw, created_at = EXCLUDED.created_at",
-      [threadId, callId, tool, JSON.stringify(raw ?? null), Date.now()],
+      [threadId, callId, tool, json ?? JSON.stringify(raw ?? null), Date.now()],
     );
   }
 

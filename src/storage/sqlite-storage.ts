@@ -155,8 +155,8 @@ export class SqliteStorage implements Storage {
       .run(JSON.stringify(observation), Date.now(), threadId, callId);
   }
 
-  async saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void> {
-    const packed = packText(JSON.stringify(raw ?? null));
+  async saveResult(threadId: string, callId: string, tool: string, raw: unknown, json?: string): Promise<void> {
+    const packed = packText(json ?? JSON.stringify(raw ?? null));
     const savedAt = Date.now();
     this.writeRecord(() =>
       this.statements

@@ -29,7 +29,8 @@ export interface WriteJournal {
 
 /** Full raw tool results, kept outside the message list, addressable by call id. */
 export interface ResultStore {
-  saveResult(threadId: string, callId: string, tool: string, raw: unknown): Promise<void>;
+  /** Keeps a result; `json` is `JSON.stringify(raw)` when the caller has written it already. */
+  saveResult(threadId: string, callId: string, tool: string, raw: unknown, json?: string): Promise<void>;
   getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined>;
 }
 

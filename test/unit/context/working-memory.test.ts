@@ -132,6 +132,8 @@ describe("memory facts", () => {
     ]);
     expect(factsOf(throwing, result)).toEqual(factsOf(undefined, result));
     expect(defaultFacts("first line\nsecond line with INC-20931")).toEqual(["first line", "codes: INC-20931"]);
+    // The caller's JSON text of the result gives the same facts as the result's own.
+    expect(factsOf(undefined, result, JSON.stringify(result))).toEqual(factsOf(undefined, result));
   });
 
   it("keeps the key args short and masked", () => {

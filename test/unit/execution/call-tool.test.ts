@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -44,6 +45,41 @@ describe("runCall", () => {
       attempts: 1,
       observation: { ok: false, errorCode: "cancelled", message: "probe was cancelled." },
     });
+  });
+
+  it("tells the tool why its signal fired, and leaves no listener on the run's signal", async () => {
+    const reasons: unknown[] = [];
+    const hangs = toolThat(
+      (signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            reasons.push(signal.reason);
+            reject(signal.reason as Error);
+          }),
+        ),
+      20,
+    );
+    const run = new AbortController();
+    await runCall({ tool: hangs, args: {}, context, signal: run.signal });
+    expect(reasons.map((reason) => (reason as DOMException).name)).toEqual(["TimeoutError", "TimeoutError"]);
+    const answers = toolThat(() => Promise.resolve({ rows: [] }));
+    await runCall({ tool: answers, args: {}, context, signal: run.signal });
+    expect(getEventListeners(run.signal, "abort")).toEqual([]);
+
+    const cancelled = new Error("cancelled by the user");
+    const waits = toolThat(
+      (signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            reasons.push(signal.reason);
+            reject(signal.reason as Error);
+          }),
+        ),
+      5_000,
+    );
+    setTimeout(() => run.abort(cancelled), 10);
+    await runCall({ tool: waits, args: {}, context, signal: run.signal });
+    expect(reasons.at(-1)).toBe(cancelled);
   });
 
   it("rethrows LangGraph control flow raised inside a tool instead of calling it an internal error", async () => {

@@ -124,6 +124,40 @@ describe("boundObservation", () => {
     expect(bounded.content.length).toBeGreaterThan(990);
   });
 
+  it("writes the same content from the caller's JSON text, right at the cap and one under it", () => {
+    const data = maskValue({ owner: "alice@example.com", rows: [{ text: 'a "quoted" 😀 line' }], total: 1 });
+    const masked: Observation = { ok: true, data, source: { tool: "t" }, fetchedAt: "2026-01-01T00:00:00.000Z" };
+    const whole = boundObservation(masked, 100_000, "c1", true).content.length;
+    for (const maxChars of [whole, whole - 1, 120, 100_000]) {
+      const given = boundObservation(masked, maxChars, "c1", true, JSON.stringify(data));
+      expect(given).toEqual(boundObservation(masked, maxChars, "c1", true));
+      expect(given.truncated).toBe(maxChars < whole);
+    }
+    // Data that is not masked yet is masked, whatever text comes with it.
+    const raw: Observation = { ok: true, data: { owner: "alice@example.com" } };
+    expect(boundObservation(raw, 1_000, "c1", false, '{"owner":"alice@example.com"}').content).toBe(
+      '{"ok":true,"data":{"owner":"[email masked]"}}',
+    );
+  });
+
+  it("summarizes a text result, or a cut result's preview, by the start of its JSON, pairs kept whole", () => {
+    const escaped = `${'"'.repeat(70)}${"😀".repeat(30)}${"x".repeat(3_000)}`;
+    const plain = `${"x".repeat(150)}${"😀".repeat(30)}${"y".repeat(3_000)}`;
+    for (const text of [0, 1, 2, 3].flatMap((start) => [escaped.slice(start), plain.slice(start)]))
+      for (const maxChars of [1_000, 100_000]) {
+        const message = toolMessage({
+          callId: "c1",
+          tool: "t",
+          observation: { ok: true, data: text },
+          durationMs: 0,
+          attempts: 1,
+          maxChars,
+        });
+        const shown = (JSON.parse(String(message.content)) as { data: string }).data;
+        expect((message.artifact as { summary: string }).summary).toBe(JSON.stringify(shown).slice(0, 160));
+      }
+  });
+
   it("masks error messages and their summaries", () => {
     const message = toolMessage({
       callId: "c1",

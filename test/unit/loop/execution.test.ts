@@ -113,6 +113,12 @@ describe("execute_tools", () => {
     expect(JSON.parse(content).truncated.originalChars).toBeGreaterThan(1_000_000);
     const raw = await harness.storage.getResult(threadId, "big1");
     expect((raw!.raw as { text: string }).text).toHaveLength(1_000_000);
+    // The stored result is the masked text the preview was cut from, whole.
+    const { data, truncated } = JSON.parse(content) as { data: string; truncated: { originalChars: number } };
+    const stored = JSON.stringify(raw!.raw);
+    expect(stored).toHaveLength(truncated.originalChars);
+    expect(stored.startsWith(data)).toBe(true);
+    expect(stored).not.toMatch(/alice@example\.com|13812345678|110101199003071234/);
   });
 
   it("times out a hanging tool, retries it once, and reports timeout", async () => {
