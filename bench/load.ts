@@ -45,6 +45,15 @@ export interface LoadResult {
   /** Runs finished divided by the level's wall time. */
   runsPerSecond: number;
   wallMs: number;
+  /**
+   * Diagnostics, not the measure: TTFE of the runs that started once the first `concurrency`
+   * had (with 50 clients starting at once, those first ones queue behind each other's starts).
+   */
+  ttfeAfterRampP50Ms: number;
+  ttfeAfterRampP95Ms: number;
+  /** Diagnostics from opspilot's server process: its event-loop delay during the level (`monitorEventLoopDelay`, 1 ms resolution). */
+  serverLoopDelayP99Ms?: number;
+  serverLoopDelayMaxMs?: number;
 }
 
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -95,14 +104,19 @@ export async function level(
   oneRun: () => Promise<RunSample>,
   concurrency: number,
   runs: number,
-): Promise<Omit<LoadResult, "modelDelayMs" | "server">> {
+): Promise<Omit<LoadResult, "modelDelayMs" | "server" | "serverLoopDelayP99Ms" | "serverLoopDelayMaxMs">> {
   const samples: RunSample[] = [];
+  const afterRamp: RunSample[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < runs) {
+      // The first `concurrency` runs start together; the others each start as one ends.
+      const rampedUp = next >= concurrency;
       next += 1;
-      samples.push(await oneRun());
+      const sample = await oneRun();
+      samples.push(sample);
+      if (rampedUp) afterRamp.push(sample);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -128,11 +142,33 @@ export async function level(
     eventsPerRun: round(events / runs, 1),
     runsPerSecond: round((runs / wallMs) * 1000, 2),
     wallMs: round(wallMs, 1),
+    ttfeAfterRampP50Ms: round(
+      quantile(
+        afterRamp.map((sample) => sample.ttfeMs),
+        0.5,
+      ),
+      2,
+    ),
+    ttfeAfterRampP95Ms: round(
+      quantile(
+        afterRamp.map((sample) => sample.ttfeMs),
+        0.95,
+      ),
+      2,
+    ),
   };
 }
 
+/** A running `load-server.ts`. */
+interface Child {
+  url: string;
+  child: ChildProcess;
+  /** Asks the server for its event-loop delay since the last ask (ms). */
+  loopDelay(): Promise<{ p99: number; max: number }>;
+}
+
 /** Starts `load-server.ts` in a child process and resolves with its URL. */
-function startChild(dbPath: string, modelDelayMs: number): Promise<{ url: string; child: ChildProcess }> {
+function startChild(dbPath: string, modelDelayMs: number): Promise<Child> {
   const script = fileURLToPath(new URL("./load-server.ts", import.meta.url));
   const child = spawn(process.execPath, ["--import", "tsx", script, dbPath, String(modelDelayMs)], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -143,9 +179,17 @@ function startChild(dbPath: string, modelDelayMs: number): Promise<{ url: string
       reject(new Error("load server did not start within 30 s"));
     }, 30_000);
     child.once("exit", (code) => reject(new Error(`load server exited early with code ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => {
+    const lines = createInterface({ input: child.stdout! });
+    const answers: Array<(line: string) => void> = [];
+    lines.once("line", (line) => {
       clearTimeout(timer);
-      resolve({ url: (JSON.parse(line) as { url: string }).url, child });
+      lines.on("line", (answer) => answers.shift()?.(answer));
+      const loopDelay = () =>
+        new Promise<{ p99: number; max: number }>((answer) => {
+          answers.push((text) => answer(JSON.parse(text) as { p99: number; max: number }));
+          child.stdin!.write("loop-delay\n");
+        });
+      resolve({ url: (JSON.parse(line) as { url: string }).url, child, loopDelay });
     });
   });
 }
@@ -170,13 +214,22 @@ async function measureServer(
   directory: string,
   onProgress: (line: string) => void,
 ): Promise<LoadResult[]> {
-  const { url, child } = await startChild(join(directory, `load-${modelDelayMs}ms.sqlite`), modelDelayMs);
+  const { url, child, loopDelay } = await startChild(join(directory, `load-${modelDelayMs}ms.sqlite`), modelDelayMs);
   try {
     const run = () => oneRun(url);
     if (options.warmupRuns > 0) await level(run, Math.min(5, options.warmupRuns), options.warmupRuns);
     const results: LoadResult[] = [];
     for (const { concurrency, runs } of options.levels) {
-      const result = { server: "opspilot" as const, modelDelayMs, ...(await level(run, concurrency, runs)) };
+      await loopDelay();
+      const measured = await level(run, concurrency, runs);
+      const delay = await loopDelay();
+      const result = {
+        server: "opspilot" as const,
+        modelDelayMs,
+        ...measured,
+        serverLoopDelayP99Ms: round(delay.p99, 1),
+        serverLoopDelayMaxMs: round(delay.max, 1),
+      };
       results.push(result);
       onProgress(
         `load, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`,

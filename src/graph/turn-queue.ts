@@ -24,3 +24,10 @@ export class TurnQueue {
     else this.pumping = false;
   };
 }
+
+/**
+ * The process's turns, shared by every run: model calls (`call_model`), supersteps (each saved
+ * checkpoint, see `watchCheckpoints`) and the work at a run's end queue here, so that with many
+ * runs busy each waits for one piece of work of each other run, never for their whole runs.
+ */
+export const loopTurns = new TurnQueue();

@@ -19,7 +19,7 @@ import { normalizeModelMessage } from "../models/normalize.js";
 import { invokeWithinWindow } from "../graph/context-overflow.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { tokenMeter } from "../graph/request-tokens.js";
-import { TurnQueue } from "../graph/turn-queue.js";
+import { loopTurns } from "../graph/turn-queue.js";
 import { streamsText, withTextDeltas, type TextDeltaChunk } from "../models/text-deltas.js";
 
 /** What `call_model` needs. */
@@ -47,11 +47,10 @@ export function makeCallModel(deps: CallModelDeps) {
     last = bound === (deps.model as unknown) ? undefined : { tools, bound };
     return bound;
   };
-  const turns = new TurnQueue();
   return async function callModel(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
-    // One model call starts per event-loop iteration, in order: a run whose model and tools never
-    // wait on I/O would otherwise hold the loop, and other runs' requests and frames with it.
-    await turns.turn();
+    // One turn (a model call, or another run's superstep) per event-loop iteration, in order: a run whose
+    // model and tools never wait on I/O would otherwise hold the loop, and other runs' requests and frames with it.
+    await loopTurns.turn();
     const options = readRunOptions(config);
     const threadId = threadIdOf(config);
     const now = Date.now();

@@ -1,4 +1,5 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { loopTurns } from "../graph/turn-queue.js";
 
 /** A wait for a thread's message to be saved in a checkpoint. */
 export interface SavedWait {
@@ -10,13 +11,18 @@ export interface SavedWait {
 
 /** Tells runs when their input is saved. */
 export interface CheckpointWatch {
-  /** Waits for a checkpoint of the thread's root namespace holding the message; start it before the run streams. */
-  untilSaved(threadId: string, messageId: string): SavedWait;
+  /**
+   * Waits for a checkpoint of the thread's root namespace holding the message; start it before the run streams.
+   * `onSaved` runs once that checkpoint is saved, and the graph goes on only after it settles
+   * (a failure is the caller's to report: the save still returns).
+   */
+  untilSaved(threadId: string, messageId: string, onSaved?: () => Promise<unknown>): SavedWait;
 }
 
 interface Waiter {
   messageId: string;
   resolve: (saved: boolean) => void;
+  onSaved?: () => Promise<unknown>;
 }
 
 const watches = new WeakMap<BaseCheckpointSaver, CheckpointWatch>();
@@ -26,6 +32,14 @@ const watches = new WeakMap<BaseCheckpointSaver, CheckpointWatch>();
  * for a message it holds are told at once, with no reads of the state, so a run's first event
  * does not wait for its first step. One watch per saver, whichever runtime asks; a save no run
  * waits for costs one map lookup.
+ *
+ * Each saved root checkpoint also ends the run's turn (`loopTurns`): with durable saves, a
+ * checkpoint ends each superstep, and the graph goes on in a later event-loop iteration, after
+ * the runs that were waiting before it. A run whose model and tools never wait on I/O then holds
+ * the loop for one superstep, not for its whole run, and requests (sockets are polled between
+ * two turns) and other runs' frames wait for a superstep at most. A run is not held before its
+ * message is saved: its first event waits for that save alone, and goes out before the graph
+ * goes on from it.
  */
 export function watchCheckpoints(saver: BaseCheckpointSaver): CheckpointWatch {
   const existing = watches.get(saver);
@@ -35,22 +49,32 @@ export function watchCheckpoints(saver: BaseCheckpointSaver): CheckpointWatch {
   saver.put = async (config, checkpoint, metadata, newVersions) => {
     const saved = await put(config, checkpoint, metadata, newVersions);
     const threadId = config.configurable?.thread_id as string | undefined;
+    if (config.configurable?.checkpoint_ns) return saved;
     const waiting = threadId === undefined ? undefined : waiters.get(threadId);
-    if (waiting && !config.configurable?.checkpoint_ns) {
+    if (waiting) {
       const messages = checkpoint.channel_values.messages;
-      if (Array.isArray(messages)) {
-        const ids = new Set(messages.map((message: { id?: unknown } | null) => message?.id));
-        for (const waiter of waiting) if (ids.has(waiter.messageId)) waiter.resolve(true);
+      const ids = new Set(
+        Array.isArray(messages) ? messages.map((message: { id?: unknown } | null) => message?.id) : [],
+      );
+      const told: Array<Promise<unknown>> = [];
+      for (const waiter of waiting) {
+        if (!ids.has(waiter.messageId)) continue;
+        waiter.resolve(true);
+        if (waiter.onSaved) told.push(waiter.onSaved().catch(() => undefined));
       }
+      if (told.length > 0) await Promise.all(told);
+      if (waiters.has(threadId!)) return saved;
     }
+    await loopTurns.turn();
     return saved;
   };
   const watch: CheckpointWatch = {
-    untilSaved(threadId, messageId) {
+    untilSaved(threadId, messageId, onSaved) {
       let resolveSaved!: (saved: boolean) => void;
       const saved = new Promise<boolean>((resolve) => (resolveSaved = resolve));
       const waiter: Waiter = {
         messageId,
+        onSaved,
         resolve: (value) => {
           const waiting = waiters.get(threadId);
           waiting?.delete(waiter);

@@ -20,6 +20,7 @@ import type { Logger } from "./logger.js";
 import { isTextDeltaChunk } from "../models/text-deltas.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
 import type { CheckpointWatch } from "./checkpoint-watch.js";
+import { loopTurns } from "../graph/turn-queue.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -68,10 +69,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   const newMessageId = newMessageIdOf(options.input);
   let announcing: Promise<unknown> | undefined;
   const announceOnce = () => (announcing ??= emit({ type: "run_started", resumed: resuming }));
-  // Told by the saver itself: run_started goes out as soon as the input checkpoint is saved,
-  // while the first step runs, and nothing reads the state to find out.
-  const input = newMessageId ? options.checkpoints?.untilSaved(threadId, newMessageId) : undefined;
-  input?.saved.then((saved) => (saved ? announceOnce() : undefined)).catch(() => undefined);
+  // Told by the saver itself: run_started is recorded and pushed as soon as the input checkpoint is
+  // saved, before the graph goes on from it, and nothing reads the state to find out.
+  const input = newMessageId ? options.checkpoints?.untilSaved(threadId, newMessageId, announceOnce) : undefined;
   const announce = async () => {
     if (announcing) return announcing;
     // Without word from the saver (none given, or a chunk came first): the wait is best effort,
@@ -149,6 +149,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     );
   }
   // Still under the lease: the superseded checkpoints of this run go, the latest (and any pause in it) stays.
+  // Compressing what the thread keeps takes a while: in a turn of its own, after the other runs' waiting turns.
+  await loopTurns.turn();
   await storage
     .compactThread(threadId)
     .catch((error: unknown) => options.logger.error(`could not compact thread ${threadId}`, error));
