@@ -22,7 +22,7 @@ type Row = Record<string, unknown>;
 /** How a `SqliteStorage` writes. */
 export interface SqliteStorageOptions {
   /**
-   * Let a step's records (its step row and usage, results, tool-call rows, the run's end) wait
+   * Let a step's records (the run's start, its step row and usage, results, tool-call rows, the run's end) wait
    * for the checkpointer's next commit on this connection (`drainRecords` inside its
    * transaction; see `openSqlite`), or for the next event-loop iteration if none comes first.
    * A step's records then commit with the step's writes: one commit per step instead of four,
@@ -253,20 +253,18 @@ export class SqliteStorage implements Storage {
   }
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
-    this.db
-      .transaction(() => {
-        const inserted = this.statements
-          .get("INSERT OR IGNORE INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES (?, ?, ?, ?)")
-          .run(run.runId, run.threadId, run.userId, run.startedAt).changes;
-        // A recovered run records its start again; it counts once against the quota.
-        if (inserted === 1)
-          this.statements
-            .get(
-              "INSERT INTO opspilot_usage (user_id, day, runs) VALUES (?, ?, 1) ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1",
-            )
-            .run(run.userId, utcDay(run.startedAt));
-      })
-      .immediate();
+    this.writeRecord(() => {
+      const inserted = this.statements
+        .get("INSERT OR IGNORE INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES (?, ?, ?, ?)")
+        .run(run.runId, run.threadId, run.userId, run.startedAt).changes;
+      // A recovered run records its start again; it counts once against the quota.
+      if (inserted === 1)
+        this.statements
+          .get(
+            "INSERT INTO opspilot_usage (user_id, day, runs) VALUES (?, ?, 1) ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1",
+          )
+          .run(run.userId, utcDay(run.startedAt));
+    });
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
