@@ -153,6 +153,8 @@ export function loadTable(results: LoadResult[]): string {
       "runs",
       "TTFE p50 ms",
       "TTFE p95 ms",
+      "after burst p50/p95",
+      "server loop delay p99",
       "run p50 ms",
       "run p95 ms",
       "TTFE/run p50",
@@ -165,6 +167,9 @@ export function loadTable(results: LoadResult[]): string {
       result.runs,
       fixed(result.ttfeP50Ms, 1),
       fixed(result.ttfeP95Ms, 1),
+      // With one run at a time there is no burst; the runs past the first `concurrency` are all there is.
+      result.concurrency > 1 ? `${fixed(result.ttfeAfterRampP50Ms, 1)}/${fixed(result.ttfeAfterRampP95Ms, 1)}` : "",
+      result.serverLoopDelayP99Ms === undefined ? "" : fixed(result.serverLoopDelayP99Ms, 1),
       fixed(result.durationP50Ms, 1),
       fixed(result.durationP95Ms, 1),
       fixed(result.ttfeShareP50),
