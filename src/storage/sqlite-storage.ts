@@ -27,7 +27,8 @@ export interface SqliteStorageOptions {
    * transaction; see `openSqlite`), or for the next event-loop iteration if none comes first.
    * A step's records then commit with the step's writes: one commit per step instead of four,
    * and a process killed before the commit loses both, so the re-run step records once.
-   * Every read of records writes what is waiting first. Off by default: each write commits alone.
+   * Every read of records writes what is waiting first, and every event appended commits it too.
+   * Off by default: each write commits alone.
    */
   deferRecords?: boolean;
 }
@@ -176,6 +177,8 @@ export class SqliteStorage implements Storage {
 
   async appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent> {
     const append = this.db.transaction(() => {
+      // An event never gets ahead of the records made before it (a run's end before its run_finished).
+      this.drainRecords();
       const row = this.statements
         .get("SELECT COALESCE(MAX(seq), 0) AS seq FROM opspilot_events WHERE thread_id = ?")
         .get(threadId) as Row;

@@ -113,6 +113,35 @@ describe("a step's records commit with the step's checkpoint writes", () => {
     close();
   });
 
+  it("commits the records made before an event in that event's commit: a run's end before its run_finished", async () => {
+    const { backend, close } = openPair();
+    await backend.storage.createThread("t1", user.id);
+    await backend.storage.recordRunStart(run);
+    await backend.storage.recordRunEnd({
+      runId: "r1",
+      stopReason: "final_answer",
+      steps: 1,
+      durationMs: 5,
+      resumed: false,
+    });
+    const reader = new BetterSqlite3(backend.db.name, { readonly: true });
+    const finished = () =>
+      (
+        reader.prepare("SELECT finished_at FROM opspilot_runs WHERE run_id = 'r1'").get() as
+          { finished_at: number | null } | undefined
+      )?.finished_at ?? null;
+    expect(finished()).toBeNull();
+    await backend.storage.appendEvent("t1", "r1", {
+      type: "run_finished",
+      stopReason: "final_answer",
+      steps: 1,
+      durationMs: 5,
+    } as never);
+    expect(finished()).not.toBeNull();
+    reader.close();
+    close();
+  });
+
   it("rolls the checkpoint writes back with a record that cannot be written, and keeps the record waiting", async () => {
     const { backend, count, close } = openPair();
     await backend.storage.createThread("t1", user.id);
