@@ -10,6 +10,7 @@ import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { testTools } from "../../fixtures/test-tools.js";
+import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
 import BetterSqlite3 from "better-sqlite3";
 import { ChannelSqliteSaver } from "../../../src/storage/sqlite-checkpointer.js";
 import { SqliteStorage } from "../../../src/storage/sqlite-storage.js";
@@ -40,15 +41,6 @@ async function countSaves(backend: SqliteBackend, run: () => Promise<unknown>) {
   return counts;
 }
 
-function loop(backend: SqliteBackend, script: ConstructorParameters<typeof ScriptedChatModel>[0]["script"]) {
-  return wireLoop({
-    model: new ScriptedChatModel({ script }),
-    registry: new ToolRegistry(testTools()),
-    storage: backend.storage,
-    checkpointer: backend.checkpointer,
-  });
-}
-
 describe("checkpoint storage per step", () => {
   it("serializes a message list item by item to exactly the bytes the serializer writes for the whole list", async () => {
     const backend = openSqlite(":memory:");
@@ -71,11 +63,7 @@ describe("checkpoint storage per step", () => {
   it("takes two checkpoints per tool step (the model's turn, the tools) and keeps no superseded pending writes", async () => {
     const backend = openSqlite(":memory:");
     const steps = 4;
-    const script = [
-      ...Array.from({ length: steps }, (_, i) => callsMessage([{ name: "read_a", args: { query: `q${i}` } }])),
-      answerMessage("Done."),
-    ];
-    const { graph } = loop(backend, script);
+    const { graph } = scriptedLoop(backend, readSteps(steps));
     const config = { configurable: { thread_id: "t1", userId: user.id, role: user.role } };
     const saves = await countSaves(backend, () => graph.invoke({ messages: [new HumanMessage("go")] }, config));
     // The input checkpoint, then call_model and execute_tools per step, then the answering call_model.
@@ -90,7 +78,7 @@ describe("checkpoint storage per step", () => {
 
   it("compacts a paused thread to its latest checkpoint with its pause, resumes it and compacts it again", async () => {
     const backend = openSqlite(":memory:");
-    const { runtime, graph } = loop(backend, [
+    const { runtime, graph } = scriptedLoop(backend, [
       callsMessage([{ name: "read_a", args: { query: "before" }, id: "r1" }]),
       callsMessage([{ name: "write_high", args: { target: "pay", environment: "prod" }, id: "w1" }]),
       answerMessage("Restarted pay."),
@@ -158,12 +146,8 @@ describe("checkpoint storage per step", () => {
         .get() as { checkpoints: number; bytes: number };
       sizes.push(row);
     };
-    const script = [
-      ...Array.from({ length: steps }, (_, i) => callsMessage([{ name: "read_a", args: { query: `q${i}` } }])),
-      answerMessage("Done."),
-    ];
     const { graph } = wireLoop({
-      model: new ScriptedChatModel({ script, assertCall: () => measure() }),
+      model: new ScriptedChatModel({ script: readSteps(steps), assertCall: () => measure() }),
       registry: new ToolRegistry(testTools()),
       storage: backend.storage,
       checkpointer: backend.checkpointer,
@@ -187,7 +171,7 @@ describe("checkpoint storage per step", () => {
 
   it("reads the new latest checkpoint when the one it was reading is superseded meanwhile", async () => {
     const backend = openSqlite(":memory:");
-    const { graph } = loop(backend, [answerMessage("First."), answerMessage("Second.")]);
+    const { graph } = scriptedLoop(backend, [answerMessage("First."), answerMessage("Second.")]);
     const config = { configurable: { thread_id: "t3", userId: user.id, role: user.role } };
     await graph.invoke({ messages: [new HumanMessage("one")] }, config);
     const saver = backend.checkpointer as unknown as { withValues(tuple: unknown): Promise<unknown> };
@@ -215,7 +199,10 @@ describe("checkpoint storage per step", () => {
       storage: new SqliteStorage(db),
       close: () => db.close(),
     };
-    const { graph } = loop(backend, [callsMessage([{ name: "read_a", args: { query: "x" } }]), answerMessage("Done.")]);
+    const { graph } = scriptedLoop(backend, [
+      callsMessage([{ name: "read_a", args: { query: "x" } }]),
+      answerMessage("Done."),
+    ]);
     const config = { configurable: { thread_id: "t2", userId: user.id, role: user.role } };
     await graph.invoke({ messages: [new HumanMessage("go")] }, config);
     const before = rows(backend, "t2");

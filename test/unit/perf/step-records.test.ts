@@ -4,11 +4,8 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
-import { wireLoop } from "../../../src/app/assemble.js";
 import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
-import { ToolRegistry } from "../../../src/tools/registry.js";
-import { testTools } from "../../fixtures/test-tools.js";
+import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
 
 const user = { id: "tester", role: "operator" };
 const directories: string[] = [];
@@ -42,17 +39,7 @@ describe("a step's records commit with the step's checkpoint writes", () => {
   it("records made by a node become visible in the same commit as that node's writes", async () => {
     const { backend, count, close } = openPair();
     const steps = 2;
-    const { graph } = wireLoop({
-      model: new ScriptedChatModel({
-        script: [
-          ...Array.from({ length: steps }, (_, i) => callsMessage([{ name: "read_a", args: { query: `q${i}` } }])),
-          answerMessage("Done."),
-        ],
-      }),
-      registry: new ToolRegistry(testTools()),
-      storage: backend.storage,
-      checkpointer: backend.checkpointer,
-    });
+    const { graph } = scriptedLoop(backend, readSteps(steps));
     await backend.storage.createThread("t1", user.id);
     await backend.storage.recordRunStart(run);
     const saver = backend.checkpointer;

@@ -14,6 +14,7 @@ import type { ContextBudget } from "../../../src/models/context-budget.js";
 import { boundObservation } from "../../../src/execution/sanitize.js";
 import type { Observation } from "../../../src/contracts/observation.js";
 import { testTools } from "../../fixtures/test-tools.js";
+import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
 
 const user = { id: "tester", role: "operator" };
 
@@ -21,17 +22,7 @@ describe("what a step writes", () => {
   it("writes stop only when a run starts or stops: a tool step leaves the unchanged channel alone", async () => {
     const backend = openSqlite(":memory:");
     const steps = 3;
-    const { graph } = wireLoop({
-      model: new ScriptedChatModel({
-        script: [
-          ...Array.from({ length: steps }, (_, i) => callsMessage([{ name: "read_a", args: { query: `q${i}` } }])),
-          answerMessage("Done."),
-        ],
-      }),
-      registry: new ToolRegistry(testTools()),
-      storage: backend.storage,
-      checkpointer: backend.checkpointer,
-    });
+    const { graph } = scriptedLoop(backend, readSteps(steps));
     const saver = backend.checkpointer;
     const written: string[][] = [];
     const putWrites = saver.putWrites.bind(saver);

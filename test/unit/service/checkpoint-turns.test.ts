@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
 import { watchCheckpoints } from "../../../src/service/checkpoint-watch.js";
+import { checkpointWith } from "../../fixtures/checkpoints.js";
 
 /** Counts event-loop iterations while a test runs. */
 function iterations() {
@@ -18,15 +19,6 @@ const config = (threadId: string, checkpointNs = "") => ({
   configurable: { thread_id: threadId, checkpoint_ns: checkpointNs },
 });
 
-const checkpoint = (id: string, messages: Array<{ id: string }>) => ({
-  v: 4,
-  id,
-  ts: new Date().toISOString(),
-  channel_values: { messages },
-  channel_versions: { messages: 1 },
-  versions_seen: {},
-});
-
 const metadata = (step: number) => ({ source: "loop" as const, step, parents: {} });
 
 describe("checkpoint saves take turns", () => {
@@ -37,7 +29,7 @@ describe("checkpoint saves take turns", () => {
     const log: Array<[string, number]> = [];
     const run = async (threadId: string) => {
       for (let step = 0; step < 3; step++) {
-        await saver.put(config(threadId), checkpoint(`${threadId}-${step}`, []), metadata(step));
+        await saver.put(config(threadId), checkpointWith(`${threadId}-${step}`, []), metadata(step));
         log.push([`${threadId}:${step}`, loop.now()]);
       }
     };
@@ -56,7 +48,7 @@ describe("checkpoint saves take turns", () => {
     const log: string[] = [];
     const busy = (async () => {
       for (let step = 0; step < 2; step++) {
-        await saver.put(config("busy"), checkpoint(`busy-${step}`, []), metadata(step));
+        await saver.put(config("busy"), checkpointWith(`busy-${step}`, []), metadata(step));
         log.push(`busy:${step}`);
       }
     })();
@@ -64,12 +56,12 @@ describe("checkpoint saves take turns", () => {
       log.push("announced");
     });
     // The input checkpoint (the message still in LangGraph's input channel) and a subgraph's save go on at once.
-    await saver.put(config("new"), checkpoint("new-input", []), metadata(-1));
+    await saver.put(config("new"), checkpointWith("new-input", []), metadata(-1));
     log.push("new:input");
-    await saver.put(config("new", "child"), checkpoint("new-child", [{ id: "m1" }]), metadata(0));
+    await saver.put(config("new", "child"), checkpointWith("new-child", [{ id: "m1" }]), metadata(0));
     log.push("new:child");
     const at = loop.now();
-    await saver.put(config("new"), checkpoint("new-0", [{ id: "m1" }]), metadata(0));
+    await saver.put(config("new"), checkpointWith("new-0", [{ id: "m1" }]), metadata(0));
     log.push("new:0");
     await busy;
     loop.stop();
@@ -83,7 +75,7 @@ describe("checkpoint saves take turns", () => {
     const saver = new MemorySaver();
     const watch = watchCheckpoints(saver);
     const wait = watch.untilSaved("t", "m1", () => Promise.reject(new Error("disk full")));
-    await expect(saver.put(config("t"), checkpoint("c1", [{ id: "m1" }]), metadata(0))).resolves.toBeDefined();
+    await expect(saver.put(config("t"), checkpointWith("c1", [{ id: "m1" }]), metadata(0))).resolves.toBeDefined();
     expect(await wait.saved).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import { loadEnv } from "../../../src/config/env.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
 import { collectEvents } from "../../../src/service/create-runtime.js";
 import { watchCheckpoints } from "../../../src/service/checkpoint-watch.js";
+import { checkpointWith } from "../../fixtures/checkpoints.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-checkpoint-watch-"));
@@ -70,21 +71,13 @@ describe("run_started and the input checkpoint", () => {
     const other = watch.untilSaved("t1", "m2");
     void other.saved.then((saved) => told.push(`m2:${saved}`));
 
-    const checkpoint = (id: string, messages: Array<{ id: string }>) => ({
-      v: 4,
-      id,
-      ts: new Date().toISOString(),
-      channel_values: { messages },
-      channel_versions: { messages: 1 },
-      versions_seen: {},
-    });
-    await saver.put({ configurable: { thread_id: "t2", checkpoint_ns: "" } }, checkpoint("c0", [{ id: "m1" }]), {
+    await saver.put({ configurable: { thread_id: "t2", checkpoint_ns: "" } }, checkpointWith("c0", [{ id: "m1" }]), {
       source: "input",
       step: -1,
       parents: {},
     });
     expect(told).toEqual([]);
-    await saver.put({ configurable: { thread_id: "t1", checkpoint_ns: "" } }, checkpoint("c1", [{ id: "m1" }]), {
+    await saver.put({ configurable: { thread_id: "t1", checkpoint_ns: "" } }, checkpointWith("c1", [{ id: "m1" }]), {
       source: "input",
       step: -1,
       parents: {},
