@@ -255,7 +255,10 @@ export function createApp(options: AppOptions = {}): App {
     checkpointer: sqlite.checkpointer,
     storage: sqlite.storage,
     opsDb: sqlite.db,
-    close: async () => sqlite.close(),
+    close: async () => {
+      await sqlite.checkpointer.commitHeldWrites();
+      sqlite.close();
+    },
   });
 }
 

@@ -32,6 +32,39 @@ const INLINE_MAX_BYTES = 1024;
 const INLINE = "inline";
 const NO_VALUE = "none";
 
+/** One task's pending writes, as `putWrites` receives them. */
+interface TaskWrites {
+  threadId: string;
+  namespace: string;
+  checkpointId: string;
+  taskId: string;
+  writes: PendingWrite[];
+}
+
+/** A task's pending writes held, under `latestOnly`, until the checkpoint that folds them in. */
+interface HeldWrites extends TaskWrites {
+  /** Epoch ms the writes came. */
+  heldAt: number;
+  /** Settles the task's `putWrites` once the writes are committed, or known to be superseded by a committed checkpoint. */
+  settle: (error?: unknown) => void;
+}
+
+/**
+ * How long pending writes wait for the checkpoint that folds them in before they commit on
+ * their own. A checkpoint follows its step's writes at once (durability "sync") or after the
+ * checkpoints queued before it ("async"): within a few ms either way.
+ */
+const HELD_WRITES_MS = 50;
+
+/** A `writes` row; a pause's or an error's rows replace an earlier row of theirs, the others never do. */
+interface WriteRow {
+  special: boolean;
+  values: unknown[];
+}
+
+/** The key of a thread's namespace in a saver's maps. */
+const threadKey = (threadId: string, namespace: string) => `${threadId}\u0000${namespace}`;
+
 /** Threads whose stored channel versions a saver remembers; the others ask the database. */
 const THREADS_REMEMBERED = 256;
 
@@ -44,6 +77,13 @@ export interface ChannelSqliteSaverOptions {
    * checkpoint and its pending writes (a pause, a crashed step's saved writes) are all that
    * reading, resuming and recovering a thread need; time travel to earlier checkpoints is
    * what goes. Off by default: the full history, as `SqliteSaver` keeps it.
+   *
+   * A task's pending writes are then held in memory until the checkpoint that follows
+   * them, which folds them into its values: they are never written, serialized or removed.
+   * The task's `putWrites` settles when that checkpoint commits. Writes no checkpoint follows
+   * within the event-loop iteration (a step that failed or stopped) commit on their own, as
+   * do a pause's or an error's writes (at once, with whatever the thread holds) and a
+   * thread's held writes before it is read.
    */
   latestOnly?: boolean;
   /**
@@ -84,6 +124,11 @@ function isPlainJson(value: unknown, depth: number): boolean {
   return true;
 }
 
+/** Whether a task's writes are a pause's or an error's (LangGraph's special channels). */
+function isSpecial(writes: PendingWrite[]): boolean {
+  return writes.every(([channel]) => channel in WRITES_IDX_MAP);
+}
+
 /** Reads of a thread's latest checkpoint before one is returned even if a newer save or a compaction removed it meanwhile. */
 const READ_ATTEMPTS = 3;
 
@@ -111,6 +156,11 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   private readonly alsoCommit: () => void;
 
+  /** Pending writes held under `latestOnly`, by thread and namespace, in the order they came. */
+  private readonly held = new Map<string, HeldWrites[]>();
+
+  private commitTimer: NodeJS.Timeout | undefined;
+
   constructor(db: Database, options: ChannelSqliteSaverOptions = {}) {
     super(db);
     db.exec(BLOBS_SCHEMA);
@@ -127,6 +177,32 @@ export class ChannelSqliteSaver extends SqliteSaver {
   ): Promise<RunnableConfig> {
     const threadId = config.configurable?.thread_id as string;
     const namespace = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+    // The held writes of older checkpoints are folded into this one: its transaction would remove them were they
+    // written, and their tasks' putWrites settle with it. Writes to this checkpoint or a newer one (a put that
+    // comes late, with asynchronous durability) stay held for the checkpoint after them.
+    const key = threadKey(threadId, namespace);
+    const folded: HeldWrites[] = [];
+    const kept: HeldWrites[] = [];
+    for (const task of this.takeHeld(key)) (task.checkpointId < checkpoint.id ? folded : kept).push(task);
+    if (kept.length > 0) this.held.set(key, [...kept, ...(this.held.get(key) ?? [])]);
+    try {
+      const saved = await this.save(threadId, namespace, config, checkpoint, metadata, newVersions);
+      for (const task of folded) task.settle();
+      return saved;
+    } catch (error) {
+      for (const task of folded) task.settle(error);
+      throw error;
+    }
+  }
+
+  private async save(
+    threadId: string,
+    namespace: string,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     const rows: unknown[][] = [];
     const inline: Record<string, unknown> = {};
     const stored = this.storedVersionsOf(threadId, namespace);
@@ -228,28 +304,122 @@ export class ChannelSqliteSaver extends SqliteSaver {
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    // SqliteSaver.putWrites, with its statements prepared once.
     this.setup();
     const { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId } = config.configurable ?? {};
     if (!threadId) throw new Error("Missing thread_id field in config.configurable.");
     if (!checkpointId) throw new Error("Missing checkpoint_id field in config.configurable.");
-    const allSpecial = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-    const insert = this.statements.get(
-      `INSERT ${allSpecial ? "OR REPLACE" : "OR IGNORE"} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const rows = await Promise.all(
-      writes.map(async ([channel, value], idx) => {
-        const [type, serialized] = await this.dumps(value);
-        return [threadId, namespace, checkpointId, taskId, WRITES_IDX_MAP[channel] ?? idx, channel, type, serialized];
+    const task: TaskWrites = {
+      threadId: threadId as string,
+      namespace: (namespace as string | undefined) ?? "",
+      checkpointId: checkpointId as string,
+      taskId,
+      writes,
+    };
+    const key = threadKey(task.threadId, task.namespace);
+    if (this.latestOnly && !isSpecial(writes)) {
+      return new Promise((resolve, reject) => {
+        const settle = (error?: unknown) => (error === undefined ? resolve() : reject(error));
+        const waiting = this.held.get(key);
+        const job = { ...task, settle, heldAt: Date.now() };
+        if (waiting) waiting.push(job);
+        else this.held.set(key, [job]);
+        this.scheduleCommit();
+      });
+    }
+    // A pause or an error ends the step with no checkpoint after it: it commits now, with what the thread holds.
+    await this.commitHeld(key, task);
+  }
+
+  /**
+   * Commits the writes held for every thread (see `latestOnly`): those no checkpoint folded
+   * in, and before a closing connection stops taking them.
+   */
+  async commitHeldWrites(): Promise<void> {
+    await Promise.all([...this.held.keys()].map((key) => this.commitHeld(key).catch(() => undefined)));
+  }
+
+  /** Commits a thread's held writes, and `extra` after them, in one transaction; each held task's `putWrites` settles with it. */
+  private async commitHeld(key: string, extra?: TaskWrites): Promise<void> {
+    const held = this.takeHeld(key);
+    try {
+      const rows = await this.rowsOf(extra ? [...held, extra] : held);
+      this.db.transaction(() => {
+        this.insertWrites(rows);
+        // A checkpoint saved while the rows were made has folded them in already.
+        if (this.latestOnly && held.length > 0) this.dropFoldedWrites(held[0]!);
+        this.alsoCommit();
+      })();
+    } catch (error) {
+      for (const task of held) task.settle(error);
+      throw error;
+    }
+    for (const task of held) task.settle();
+  }
+
+  private dropFoldedWrites({ threadId, namespace }: TaskWrites): void {
+    this.statements
+      .get(
+        `DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id <
+           (SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?)`,
+      )
+      .run(threadId, namespace, threadId, namespace);
+  }
+
+  /**
+   * Commits, in a while, what no checkpoint folded in meanwhile (a step that failed or stopped,
+   * and nothing read it). The timer holds the process open: held writes are not lost to an exit.
+   */
+  private scheduleCommit(): void {
+    if (this.commitTimer) return;
+    this.commitTimer = setTimeout(() => {
+      this.commitTimer = undefined;
+      if (!this.db.open) return;
+      const due = Date.now() - HELD_WRITES_MS;
+      for (const [key, held] of [...this.held]) if (held[0]!.heldAt <= due) this.commitHeld(key).catch(() => undefined);
+      if (this.held.size > 0) this.scheduleCommit();
+    }, HELD_WRITES_MS);
+  }
+
+  private takeHeld(key: string): HeldWrites[] {
+    const held = this.held.get(key) ?? [];
+    this.held.delete(key);
+    return held;
+  }
+
+  /** Commits the held writes of a thread's namespaces (of every thread, without one) before they are read. */
+  private async commitHeldOf(threadId: string | undefined): Promise<void> {
+    if (this.held.size === 0) return;
+    const prefix = threadId === undefined ? "" : threadKey(threadId, "");
+    for (const key of [...this.held.keys()]) if (key.startsWith(prefix)) await this.commitHeld(key);
+  }
+
+  /** The `writes` rows of tasks' writes, as SqliteSaver.putWrites makes them, with the statement each is inserted by. */
+  private async rowsOf(tasks: TaskWrites[]): Promise<WriteRow[]> {
+    return Promise.all(
+      tasks.flatMap((task) => {
+        const special = isSpecial(task.writes);
+        const { threadId, namespace, checkpointId, taskId } = task;
+        return task.writes.map(async ([channel, value], idx) => {
+          const [type, serialized] = await this.dumps(value);
+          const index = WRITES_IDX_MAP[channel] ?? idx;
+          return { special, values: [threadId, namespace, checkpointId, taskId, index, channel, type, serialized] };
+        });
       }),
     );
-    this.db.transaction(() => {
-      rows.forEach((row) => insert.run(...row));
-      this.alsoCommit();
-    })();
+  }
+
+  /** Inserts `writes` rows; call it inside a transaction. */
+  private insertWrites(rows: WriteRow[]): void {
+    if (rows.length === 0) return;
+    const columns =
+      "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    const replace = this.statements.get(`INSERT OR REPLACE INTO writes ${columns}`);
+    const ignore = this.statements.get(`INSERT OR IGNORE INTO writes ${columns}`);
+    for (const row of rows) (row.special ? replace : ignore).run(...row.values);
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.commitHeldOf(config.configurable?.thread_id as string | undefined);
     for (let attempt = 1; ; attempt++) {
       const tuple = await super.getTuple(config);
       if (!tuple) return undefined;
@@ -264,10 +434,12 @@ export class ChannelSqliteSaver extends SqliteSaver {
     config: RunnableConfig,
     options?: Parameters<SqliteSaver["list"]>[1],
   ): AsyncGenerator<CheckpointTuple> {
+    await this.commitHeldOf(config.configurable?.thread_id as string | undefined);
     for await (const tuple of super.list(config, options)) yield await this.withValues(tuple);
   }
 
   override async deleteThread(threadId: string): Promise<void> {
+    await this.commitHeldOf(threadId);
     await super.deleteThread(threadId);
     this.statements.get("DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ?").run(threadId);
     for (const key of this.storedVersions.keys())
@@ -354,7 +526,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   /** The stored versions of a thread's channels, made the most recently used (the least recently used thread goes). */
   private storedVersionsOf(threadId: string, namespace: string): Map<string, string> {
-    const key = `${threadId}\u0000${namespace}`;
+    const key = threadKey(threadId, namespace);
     const versions = this.storedVersions.get(key) ?? new Map<string, string>();
     this.storedVersions.delete(key);
     this.storedVersions.set(key, versions);
