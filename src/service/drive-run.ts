@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { Command } from "@langchain/langgraph";
+import { Command, INTERRUPT } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../graph/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
@@ -85,6 +85,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   let resumed = resuming;
   // Unknown when the run failed before its state could be read: the records keep what they had.
   let spent: { tokens: number; costUsd: number; toolCostUnits?: number } | undefined;
+  // The state after the last step, as streamed once its checkpoint was saved; none after a pause (read from the saver).
+  let last: Partial<AgentStateType> | undefined;
   try {
     const stream = await graph.stream(options.input as Parameters<OpsPilotGraph["stream"]>[0], {
       ...options.config,
@@ -101,6 +103,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
         continue;
       }
       const values = chunk as Partial<AgentStateType>;
+      last = INTERRUPT in values ? undefined : values;
       let emitted = false;
       for (const message of values.messages ?? []) {
         if (!message.id || seen.has(message.id)) continue;
@@ -116,8 +119,11 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     }
     await announce();
     input?.cancel();
-    const snapshot = await graph.getState(options.config);
-    const state = snapshot.values as AgentStateType;
+    // A pause is read back from the saved checkpoint (see pendingInterrupt); a run that stopped streamed its final
+    // state, with the stop, once that state's checkpoint was saved (durability "sync").
+    const stopped = last?.stop && last.run?.runId === runId;
+    const snapshot = stopped ? undefined : await graph.getState(options.config);
+    const state = (last ?? snapshot!.values) as AgentStateType;
     steps = state.run?.steps ?? 0;
     resumed = resuming || (state.run?.resumed ?? false);
     spent = {
@@ -125,7 +131,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       costUsd: state.run?.costUsd ?? 0,
       ...(state.run?.toolCostUnits !== undefined ? { toolCostUnits: state.run.toolCostUnits } : {}),
     };
-    const pause = pendingInterrupt(snapshot);
+    const pause = snapshot && pendingInterrupt(snapshot);
     if (pause) {
       const event = await emit({ type: "loop_interrupt", ...pause });
       if (event.type === "loop_interrupt") notifyPause(options, event);

@@ -61,6 +61,38 @@ describe("run_started and the input checkpoint", () => {
     }
   });
 
+  it("ends an answered run from its streamed final state, and reads a pause back from the saved checkpoint", async () => {
+    const model = new ScriptedChatModel({
+      script: [
+        callsMessage([{ name: "search_resource", args: { query: "payment" } }]),
+        answerMessage("Done."),
+        callsMessage([{ name: "restart_service", args: { service: "payment-service" } }]),
+      ],
+    });
+    const app = createApp({ env: loadEnv({ OPSPILOT_DB: join(directory, "final-state.sqlite") }), model });
+    try {
+      const threadId = await app.runtime.createThread(user);
+      const graph = app.graph;
+      const getState = graph.getState.bind(graph);
+      let reads = 0;
+      graph.getState = (...args: Parameters<typeof getState>) => {
+        reads += 1;
+        return getState(...args);
+      };
+      const answered = await collectEvents(await app.runtime.startRun({ threadId, message: "check payment", user }));
+      expect(answered.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer", steps: 2 });
+      // The read that plans the run is the only one.
+      expect(reads).toBe(1);
+      reads = 0;
+      const paused = await collectEvents(await app.runtime.startRun({ threadId, message: "restart it", user }));
+      expect(paused.map((event) => event.type).slice(-2)).toEqual(["loop_interrupt", "run_finished"]);
+      expect(paused.at(-1)).toMatchObject({ stopReason: "interrupted", steps: 1 });
+      expect(reads).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("tells a waiter only of a saved checkpoint of its thread holding its message", async () => {
     const saver = new MemorySaver();
     const watch = watchCheckpoints(saver);
