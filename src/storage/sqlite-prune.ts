@@ -134,13 +134,21 @@ export function compactSqliteThread(db: Database, threadId: string): CompactRepo
 function compressKeptValues(db: Database, threadId: string): void {
   const long = db
     .prepare(
-      `SELECT rowid, type, value FROM opspilot_checkpoint_blobs WHERE thread_id = ? AND length(value) >= ${COMPRESS_MIN_BYTES}
-         AND type NOT LIKE '%+br'`,
+      `SELECT checkpoint_ns, channel, version, type, value FROM opspilot_checkpoint_blobs
+         WHERE thread_id = ? AND length(value) >= ${COMPRESS_MIN_BYTES} AND type NOT LIKE '%+br'`,
     )
-    .all(threadId) as Array<{ rowid: number; type: string; value: Uint8Array }>;
-  const update = db.prepare("UPDATE opspilot_checkpoint_blobs SET type = ?, value = ? WHERE rowid = ?");
+    .all(threadId) as Array<{
+    checkpoint_ns: string;
+    channel: string;
+    version: string;
+    type: string;
+    value: Uint8Array;
+  }>;
+  const update = db.prepare(
+    "UPDATE opspilot_checkpoint_blobs SET type = ?, value = ? WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+  );
   for (const row of long) {
     const packed = compressed(row.type, row.value);
-    if (packed) update.run(packed.type, packed.value, row.rowid);
+    if (packed) update.run(packed.type, packed.value, threadId, row.checkpoint_ns, row.channel, row.version);
   }
 }

@@ -1,6 +1,11 @@
 import type { Database } from "better-sqlite3";
 
-/** Tables opspilot keeps in the same SQLite file as the checkpoints. */
+/**
+ * Tables opspilot keeps in the same SQLite file as the checkpoints. Those a step writes and
+ * reads by their key alone are WITHOUT ROWID (in files created since): a row is then stored
+ * once, in its key's b-tree, so each commit writes half the pages. A file created before keeps
+ * its tables as they are. The tool calls and the decisions keep their rowid: it orders them.
+ */
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
   thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at INTEGER NOT NULL, title TEXT);
@@ -8,13 +13,16 @@ CREATE INDEX IF NOT EXISTS opspilot_threads_user ON opspilot_threads (user_id);
 CREATE TABLE IF NOT EXISTS opspilot_journal (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
   state TEXT NOT NULL, observation TEXT, started_at INTEGER NOT NULL, finished_at INTEGER,
-  PRIMARY KEY (thread_id, call_id));
+  PRIMARY KEY (thread_id, call_id))
+  WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS opspilot_results (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, raw TEXT NOT NULL,
-  created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, call_id));
+  created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, call_id))
+  WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS opspilot_events (
   thread_id TEXT NOT NULL, seq INTEGER NOT NULL, run_id TEXT NOT NULL, type TEXT NOT NULL,
-  body TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, seq));
+  body TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, seq))
+  WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS opspilot_runs (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at INTEGER NOT NULL,
   finished_at INTEGER, stop_reason TEXT, steps INTEGER, duration_ms INTEGER, resumed INTEGER NOT NULL DEFAULT 0,
@@ -23,7 +31,8 @@ CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
 CREATE INDEX IF NOT EXISTS opspilot_runs_started ON opspilot_runs (started_at);
 CREATE TABLE IF NOT EXISTS opspilot_steps (
   run_id TEXT NOT NULL, step INTEGER NOT NULL, latency_ms INTEGER NOT NULL, input_tokens INTEGER NOT NULL,
-  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, cost_usd REAL, PRIMARY KEY (run_id, step));
+  output_tokens INTEGER NOT NULL, tool_calls INTEGER NOT NULL, cost_usd REAL, PRIMARY KEY (run_id, step))
+  WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, run_id TEXT NOT NULL, tool TEXT NOT NULL,
   args_digest TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT, duration_ms INTEGER NOT NULL,
@@ -36,7 +45,8 @@ CREATE TABLE IF NOT EXISTS opspilot_run_limits (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, limits TEXT NOT NULL, created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS opspilot_usage (
   user_id TEXT NOT NULL, day TEXT NOT NULL, runs INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,
-  cost_usd REAL NOT NULL DEFAULT 0, PRIMARY KEY (user_id, day));
+  cost_usd REAL NOT NULL DEFAULT 0, PRIMARY KEY (user_id, day))
+  WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL,
   cancel_requested INTEGER NOT NULL DEFAULT 0);
