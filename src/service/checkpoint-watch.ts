@@ -17,6 +17,12 @@ export interface CheckpointWatch {
    * (a failure is the caller's to report: the save still returns).
    */
   untilSaved(threadId: string, messageId: string, onSaved?: () => Promise<unknown>): SavedWait;
+  /**
+   * Shows `beforeSave` each root checkpoint of the thread about to be saved, until the
+   * returned function is called; what it writes with the saver's transaction (the events of
+   * new messages, see `Storage.appendEventsWithCommit`) commits with that checkpoint.
+   */
+  beforeSaves(threadId: string, beforeSave: (values: Record<string, unknown>) => void): () => void;
 }
 
 interface Waiter {
@@ -45,11 +51,14 @@ export function watchCheckpoints(saver: BaseCheckpointSaver): CheckpointWatch {
   const existing = watches.get(saver);
   if (existing) return existing;
   const waiters = new Map<string, Set<Waiter>>();
+  const watchers = new Map<string, (values: Record<string, unknown>) => void>();
   const put = saver.put.bind(saver);
   saver.put = async (config, checkpoint, metadata, newVersions) => {
-    const saved = await put(config, checkpoint, metadata, newVersions);
     const threadId = config.configurable?.thread_id as string | undefined;
-    if (config.configurable?.checkpoint_ns) return saved;
+    const root = !config.configurable?.checkpoint_ns;
+    if (root && threadId !== undefined) watchers.get(threadId)?.(checkpoint.channel_values);
+    const saved = await put(config, checkpoint, metadata, newVersions);
+    if (!root) return saved;
     const waiting = threadId === undefined ? undefined : waiters.get(threadId);
     if (waiting) {
       const messages = checkpoint.channel_values.messages;
@@ -69,6 +78,12 @@ export function watchCheckpoints(saver: BaseCheckpointSaver): CheckpointWatch {
     return saved;
   };
   const watch: CheckpointWatch = {
+    beforeSaves(threadId, beforeSave) {
+      watchers.set(threadId, beforeSave);
+      return () => {
+        if (watchers.get(threadId) === beforeSave) watchers.delete(threadId);
+      };
+    },
     untilSaved(threadId, messageId, onSaved) {
       let resolveSaved!: (saved: boolean) => void;
       const saved = new Promise<boolean>((resolve) => (resolveSaved = resolve));

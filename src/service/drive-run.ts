@@ -80,6 +80,15 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     return announceOnce();
   };
   if (!newMessageId) await announce();
+  // Where the storage can, a step's events commit with the checkpoint that holds the step, in its
+  // transaction, and go out once it has committed; the values stream then finds them seen.
+  const stopWatching = options.checkpoints?.beforeSaves(threadId, (values) => {
+    const fresh = ((values.messages ?? []) as BaseMessage[]).filter((message) => message.id && !seen.has(message.id));
+    const bodies = fresh.flatMap((message) => eventsForMessage(message, options.viewArgs));
+    const pushAll = (events: StreamEvent[]) => events.forEach((event) => channel.push(event));
+    if (bodies.length === 0 || storage.appendEventsWithCommit?.(threadId, runId, bodies, pushAll))
+      for (const message of fresh) seen.add(message.id!);
+  });
   let stopReason: StopReason;
   let steps = 0;
   let resumed = resuming;
@@ -117,6 +126,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       // ends; yielding lets each step's frames reach the client as it happens.
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
+    stopWatching?.();
     await announce();
     input?.cancel();
     // A pause is read back from the saved checkpoint (see pendingInterrupt); a run that stopped streamed its final
@@ -138,6 +148,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       stopReason = "interrupted";
     } else stopReason = state.stop?.reason ?? "final_answer";
   } catch (error) {
+    // The error answer below is appended by itself, not by the saves it makes.
+    stopWatching?.();
     stopReason = "error";
     input?.cancel();
     // This process is alive: the run is announced so its error answer has a run to belong to.

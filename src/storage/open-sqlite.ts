@@ -26,7 +26,11 @@ export function openSqlite(path: string): SqliteBackend {
   db.pragma("synchronous = NORMAL");
   // A step's records commit with the step's checkpoint writes: one commit where there were four.
   const storage = new SqliteStorage(db, { deferRecords: true });
-  const checkpointer = new ChannelSqliteSaver(db, { latestOnly: true, alsoCommit: () => storage.drainRecords() });
+  const checkpointer = new ChannelSqliteSaver(db, {
+    latestOnly: true,
+    alsoCommit: () => storage.drainRecords(),
+    afterCommit: () => storage.committed(),
+  });
   const close = () => {
     storage.flushRecords();
     db.close();

@@ -106,6 +106,8 @@ export interface ChannelSqliteSaverOptions {
    * `SqliteStorage.drainRecords`). A throw rolls the save back.
    */
   alsoCommit?: () => void;
+  /** Runs after each transaction that ran `alsoCommit` has committed. */
+  afterCommit?: () => void;
 }
 
 const [OPEN_BRACKET, COMMA, CLOSE_BRACKET] = [0x5b, 0x2c, 0x5d];
@@ -170,6 +172,8 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   private readonly alsoCommit: () => void;
 
+  private readonly afterCommit: () => void;
+
   /** Pending writes held under `latestOnly`, by thread and namespace, in the order they came. */
   private readonly held = new Map<string, HeldWrites[]>();
 
@@ -181,6 +185,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     this.statements = new StatementCache(db);
     this.latestOnly = options.latestOnly ?? false;
     this.alsoCommit = options.alsoCommit ?? (() => undefined);
+    this.afterCommit = options.afterCommit ?? (() => undefined);
   }
 
   override async put(
@@ -266,6 +271,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
       superseded();
       this.alsoCommit();
     })();
+    this.afterCommit();
     // Known to be stored once the transaction has committed.
     for (const row of rows) stored.set(row[2] as string, row[3] as string);
     for (const channel of Object.keys(inline)) stored.set(channel, INLINE);
@@ -367,6 +373,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
       for (const task of held) task.settle(error);
       throw error;
     }
+    this.afterCommit();
     for (const task of held) task.settle();
   }
 

@@ -42,6 +42,9 @@ export class SqliteStorage implements Storage {
   /** Record writes waiting for a commit, in the order they were made. */
   private waiting: Array<() => void> = [];
 
+  /** Events written by the drain under way, told to their callers once its transaction commits (`committed`). */
+  private appended: Array<() => void> = [];
+
   private drainScheduled = false;
 
   constructor(
@@ -66,8 +69,37 @@ export class SqliteStorage implements Storage {
       for (const write of batch) write();
     } catch (error) {
       this.waiting = [...batch, ...this.waiting];
+      this.appended = [];
       throw error;
     }
+  }
+
+  /** Tells the callers of `appendEventsWithCommit` of their events once the transaction that wrote them committed. */
+  committed(): void {
+    if (this.appended.length === 0) return;
+    const told = this.appended;
+    this.appended = [];
+    for (const tell of told) tell();
+  }
+
+  /**
+   * Appends events with the next commit of the records waiting (the checkpointer's, see
+   * `deferRecords`), after them: a step's events then commit with the checkpoint that holds
+   * the step, in its transaction. `onAppended` receives them, numbered, once that commit is
+   * done. False when this storage commits each write alone: append them one by one then.
+   */
+  appendEventsWithCommit(
+    threadId: string,
+    runId: string,
+    bodies: RunEventBody[],
+    onAppended: (events: RunEvent[]) => void,
+  ): boolean {
+    if (!this.deferRecords) return false;
+    this.writeRecord(() => {
+      const events = bodies.map((body) => this.insertEvent(threadId, runId, body));
+      this.appended.push(() => onAppended(events));
+    });
+    return true;
   }
 
   /** A record's write: committed now, or with the next checkpoint commit (see `deferRecords`). */
@@ -95,6 +127,7 @@ export class SqliteStorage implements Storage {
   /** Commits the records waiting: before a read that could include them, and before the connection closes. */
   flushRecords(): void {
     if (this.waiting.length > 0 && this.db.open) this.db.transaction(() => this.drainRecords()).immediate();
+    this.committed();
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
@@ -179,16 +212,23 @@ export class SqliteStorage implements Storage {
     const append = this.db.transaction(() => {
       // An event never gets ahead of the records made before it (a run's end before its run_finished).
       this.drainRecords();
-      const row = this.statements
-        .get("SELECT COALESCE(MAX(seq), 0) AS seq FROM opspilot_events WHERE thread_id = ?")
-        .get(threadId) as Row;
-      const event = { ...body, threadId, runId, seq: (row.seq as number) + 1 } as RunEvent;
-      this.statements
-        .get("INSERT INTO opspilot_events VALUES (?, ?, ?, ?, ?, ?)")
-        .run(threadId, event.seq, runId, event.type, storedEventBody(event), Date.now());
-      return event;
+      return this.insertEvent(threadId, runId, body);
     });
-    return append.immediate();
+    const event = append.immediate();
+    this.committed();
+    return event;
+  }
+
+  /** Writes an event with the thread's next sequence number; call it inside a transaction. */
+  private insertEvent(threadId: string, runId: string, body: RunEventBody): RunEvent {
+    const row = this.statements
+      .get("SELECT COALESCE(MAX(seq), 0) AS seq FROM opspilot_events WHERE thread_id = ?")
+      .get(threadId) as Row;
+    const event = { ...body, threadId, runId, seq: (row.seq as number) + 1 } as RunEvent;
+    this.statements
+      .get("INSERT INTO opspilot_events VALUES (?, ?, ?, ?, ?, ?)")
+      .run(threadId, event.seq, runId, event.type, storedEventBody(event), Date.now());
+    return event;
   }
 
   async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {
