@@ -24,6 +24,10 @@ export interface TokenMeter {
 const MESSAGES_KEPT = 20_000;
 /** Texts whose tokens a meter remembers (the least recently measured goes). */
 const TEXTS_KEPT = 16;
+/** Lines of long texts whose tokens a meter remembers. */
+const LINES_KEPT = 4_096;
+/** Texts from this length on are counted line by line. */
+const SPLIT_MIN_CHARS = 2_000;
 const messageTokens = new Map<string, number>();
 const toolTokens = new WeakMap<object, number>();
 
@@ -32,6 +36,19 @@ export function tokenMeter(budget: Pick<ContextBudget, "encoding" | "margin">, c
   const text = counter ?? tokenCounter(budget.encoding);
   // The texts measured lately: the system prompt comes back every step, a memory block while it does not change.
   const recent = new Map<string, number>();
+  // Lines of long texts measured lately: a system message whose memory block grew by a line costs that line.
+  const lines = new Map<string, number>();
+  const measureLine = (line: string): number => {
+    const bytes = utf8Bytes(line);
+    if (bytes <= 16) return bytes;
+    let tokens = lines.get(line);
+    if (tokens === undefined) {
+      tokens = Math.min(bytes, Math.ceil(text.count(line) * budget.margin));
+      if (lines.size >= LINES_KEPT) lines.delete(lines.keys().next().value as string);
+      lines.set(line, tokens);
+    }
+    return tokens;
+  };
   const measure = (value: string): number => {
     if (value.length === 0) return 0;
     const bytes = utf8Bytes(value);
@@ -39,7 +56,13 @@ export function tokenMeter(budget: Pick<ContextBudget, "encoding" | "margin">, c
     if (bytes <= 16) return bytes;
     let tokens = recent.get(value);
     if (tokens === undefined) {
-      tokens = Math.min(bytes, Math.ceil(text.count(value) * budget.margin));
+      // A long text of many lines is counted line by line, each newline as a token of its own (which the tokenizers
+      // often merge with what is next to it, so the sum errs high), and a line seen before is not counted again.
+      const split = value.length >= SPLIT_MIN_CHARS ? value.split("\n") : undefined;
+      tokens =
+        split && split.length > 2
+          ? Math.min(bytes, split.reduce((sum, line) => sum + measureLine(line), split.length - 1))
+          : Math.min(bytes, Math.ceil(text.count(value) * budget.margin));
       if (recent.size >= TEXTS_KEPT) recent.delete(recent.keys().next().value as string);
       recent.set(value, tokens);
     }

@@ -10,6 +10,7 @@ import { emptyMemory, type WorkingMemory } from "../../../src/graph/memory.js";
 import { renderMemory, SHOW_ALL } from "../../../src/graph/memory-block.js";
 import { turnTexts, splitTurns } from "../../../src/graph/turns.js";
 import { tokenMeter } from "../../../src/graph/request-tokens.js";
+import { tokenCounter } from "../../../src/models/token-count.js";
 import type { ContextBudget } from "../../../src/models/context-budget.js";
 import { boundObservation } from "../../../src/execution/sanitize.js";
 import type { Observation } from "../../../src/contracts/observation.js";
@@ -115,6 +116,30 @@ describe("building a request", () => {
     expect(request.tokens).toBe(
       3 + request.messages.reduce((sum, message) => sum + meter.message(message), 0) + meter.tools([]),
     );
+  });
+});
+
+describe("counting a long system message", () => {
+  it("counts the lines a grown memory block added, and never fewer tokens than the whole text", () => {
+    const budget = { margin: 1, encoding: "o200k_base" as const };
+    const counted: string[] = [];
+    const real = tokenCounter("o200k_base");
+    const meter = tokenMeter(budget, {
+      encoding: "o200k_base",
+      count: (text) => (counted.push(text), real.count(text)),
+    });
+    const line = (i: number) =>
+      `- step ${i}: search_logs(service=payment-service, query=timeout ${i}) → ok: 12 rows, 3 ERROR, p99 ${i * 37} ms`;
+    const block = (n: number) =>
+      `You are opspilot.\n\nWorking memory:\n${Array.from({ length: n }, (_, i) => line(i)).join("\n")}`;
+    const first = meter.text(block(40));
+    expect(first).toBeGreaterThanOrEqual(real.count(block(40)));
+    counted.length = 0;
+    const second = meter.text(block(41));
+    // Only the new line went through the tokenizer.
+    expect(counted).toEqual([line(40)]);
+    expect(second).toBeGreaterThanOrEqual(real.count(block(41)));
+    expect(second).toBeLessThanOrEqual(Math.ceil(real.count(block(41)) * 1.1));
   });
 });
 
