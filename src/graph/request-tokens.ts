@@ -61,7 +61,10 @@ export function tokenMeter(budget: Pick<ContextBudget, "encoding" | "margin">, c
       const split = value.length >= SPLIT_MIN_CHARS ? value.split("\n") : undefined;
       tokens =
         split && split.length > 2
-          ? Math.min(bytes, split.reduce((sum, line) => sum + measureLine(line), split.length - 1))
+          ? Math.min(
+              bytes,
+              split.reduce((sum, line) => sum + measureLine(line), split.length - 1),
+            )
           : Math.min(bytes, Math.ceil(text.count(value) * budget.margin));
       if (recent.size >= TEXTS_KEPT) recent.delete(recent.keys().next().value as string);
       recent.set(value, tokens);
