@@ -81,12 +81,16 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   };
   if (!newMessageId) await announce();
   // Where the storage can, a step's events commit with the checkpoint that holds the step, in its
-  // transaction, and go out once it has committed; the values stream then finds them seen.
+  // transaction; they go out with that checkpoint's values, after the answer fragments streamed before it.
+  const committed: StreamEvent[] = [];
+  const pushCommitted = () => {
+    for (const event of committed.splice(0)) channel.push(event);
+  };
   const stopWatching = options.checkpoints?.beforeSaves(threadId, (values) => {
     const fresh = ((values.messages ?? []) as BaseMessage[]).filter((message) => message.id && !seen.has(message.id));
     const bodies = fresh.flatMap((message) => eventsForMessage(message, options.viewArgs));
-    const pushAll = (events: StreamEvent[]) => events.forEach((event) => channel.push(event));
-    if (bodies.length === 0 || storage.appendEventsWithCommit?.(threadId, runId, bodies, pushAll))
+    const keep = (events: StreamEvent[]) => committed.push(...events);
+    if (bodies.length === 0 || storage.appendEventsWithCommit?.(threadId, runId, bodies, keep))
       for (const message of fresh) seen.add(message.id!);
   });
   let stopReason: StopReason;
@@ -113,7 +117,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       }
       const values = chunk as Partial<AgentStateType>;
       last = INTERRUPT in values ? undefined : values;
-      let emitted = false;
+      let emitted = committed.length > 0;
+      pushCommitted();
       for (const message of values.messages ?? []) {
         if (!message.id || seen.has(message.id)) continue;
         seen.add(message.id);
@@ -127,6 +132,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
     stopWatching?.();
+    pushCommitted();
     await announce();
     input?.cancel();
     // A pause is read back from the saved checkpoint (see pendingInterrupt); a run that stopped streamed its final
@@ -150,6 +156,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   } catch (error) {
     // The error answer below is appended by itself, not by the saves it makes.
     stopWatching?.();
+    pushCommitted();
     stopReason = "error";
     input?.cancel();
     // This process is alive: the run is announced so its error answer has a run to belong to.
