@@ -106,6 +106,8 @@ async function bytesPerStep(directory: string, steps: number): Promise<number[]>
       {
         configurable: { thread_id: randomUUID(), run_id: randomUUID(), userId: user.id, role: user.role, maxSteps },
         recursionLimit: recursionLimitFor({ maxSteps }),
+        // As the runtime saves: each step's checkpoint is on disk when the next model call is stamped.
+        durability: "sync",
       },
     );
     return stamps.slice(1).map((value, i) => value - stamps[i]!);

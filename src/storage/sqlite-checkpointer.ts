@@ -13,24 +13,10 @@ import type { Database } from "better-sqlite3";
 import { StatementCache } from "./statement-cache.js";
 import { decompressed } from "./blob-codec.js";
 
-/**
- * The saver's tables. `checkpoints` and `writes` are SqliteSaver's own, with its columns and
- * keys, made here first (its set-up leaves a table that exists alone) as WITHOUT ROWID tables:
- * every row is found by its key, so storing it once, in the key's b-tree, halves the pages each
- * save writes. Files made by SqliteSaver keep their tables as they are, and work the same.
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS checkpoints (
-  thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
-  parent_checkpoint_id TEXT, type TEXT, checkpoint BLOB, metadata BLOB,
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS writes (
-  thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
-  task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, type TEXT, value BLOB,
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)) WITHOUT ROWID;
+const BLOBS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_checkpoint_blobs (
   thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, channel TEXT NOT NULL, version TEXT NOT NULL,
-  type TEXT NOT NULL, value BLOB, PRIMARY KEY (thread_id, checkpoint_ns, channel, version)) WITHOUT ROWID;`;
+  type TEXT NOT NULL, value BLOB, PRIMARY KEY (thread_id, checkpoint_ns, channel, version));`;
 
 /**
  * Channel values up to this size (serialized as JSON) are kept in the checkpoint row, which
@@ -181,7 +167,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   constructor(db: Database, options: ChannelSqliteSaverOptions = {}) {
     super(db);
-    db.exec(SCHEMA);
+    db.exec(BLOBS_SCHEMA);
     this.statements = new StatementCache(db);
     this.latestOnly = options.latestOnly ?? false;
     this.alsoCommit = options.alsoCommit ?? (() => undefined);

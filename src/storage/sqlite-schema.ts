@@ -1,10 +1,12 @@
 import type { Database } from "better-sqlite3";
 
 /**
- * Tables opspilot keeps in the same SQLite file as the checkpoints. Those a step writes and
- * reads by their key alone are WITHOUT ROWID (in files created since): a row is then stored
- * once, in its key's b-tree, so each commit writes half the pages. A file created before keeps
- * its tables as they are. The tool calls and the decisions keep their rowid: it orders them.
+ * Tables opspilot keeps in the same SQLite file as the checkpoints. The two small-rowed tables
+ * each step writes, read by their key alone, are WITHOUT ROWID (in files created since): a row
+ * is then stored once, in its key's b-tree, so each commit writes one page for it, not two. Rows
+ * of more than a few hundred bytes (results, events, the journal's observations) would spill
+ * into overflow pages there, so those tables keep their rowid, as do the tool calls and the
+ * decisions, which it orders. A file created before keeps its tables as they are.
  */
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_threads (
@@ -13,16 +15,13 @@ CREATE INDEX IF NOT EXISTS opspilot_threads_user ON opspilot_threads (user_id);
 CREATE TABLE IF NOT EXISTS opspilot_journal (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
   state TEXT NOT NULL, observation TEXT, started_at INTEGER NOT NULL, finished_at INTEGER,
-  PRIMARY KEY (thread_id, call_id))
-  WITHOUT ROWID;
+  PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_results (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, raw TEXT NOT NULL,
-  created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, call_id))
-  WITHOUT ROWID;
+  created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_events (
   thread_id TEXT NOT NULL, seq INTEGER NOT NULL, run_id TEXT NOT NULL, type TEXT NOT NULL,
-  body TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, seq))
-  WITHOUT ROWID;
+  body TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, seq));
 CREATE TABLE IF NOT EXISTS opspilot_runs (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at INTEGER NOT NULL,
   finished_at INTEGER, stop_reason TEXT, steps INTEGER, duration_ms INTEGER, resumed INTEGER NOT NULL DEFAULT 0,
