@@ -39,7 +39,8 @@ const watches = new WeakMap<BaseCheckpointSaver, CheckpointWatch>();
  * does not wait for its first step. One watch per saver, whichever runtime asks; a save no run
  * waits for costs one map lookup.
  *
- * Each saved root checkpoint also ends the run's turn (`loopTurns`): with durable saves, a
+ * Each saved root checkpoint of a run the runtime drives (one that asked for `beforeSaves`)
+ * also ends the run's turn (`loopTurns`): with durable saves, a
  * checkpoint ends each superstep, and the graph goes on in a later event-loop iteration, after
  * the runs that were waiting before it. A run whose model and tools never wait on I/O then holds
  * the loop for one superstep, not for its whole run, and requests (sockets are polled between
@@ -74,6 +75,8 @@ export function watchCheckpoints(saver: BaseCheckpointSaver): CheckpointWatch {
       if (told.length > 0) await Promise.all(told);
       if (waiters.has(threadId!)) return saved;
     }
+    // Only a run the runtime drives takes turns: a graph invoked directly (asynchronous saves) would trail its saves.
+    if (threadId === undefined || !watchers.has(threadId)) return saved;
     await loopTurns.turn();
     return saved;
   };

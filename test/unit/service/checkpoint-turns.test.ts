@@ -24,9 +24,11 @@ const metadata = (step: number) => ({ source: "loop" as const, step, parents: {}
 describe("checkpoint saves take turns", () => {
   it("ends a run's turn at each saved checkpoint: runs go on one at a time, first saved first served", async () => {
     const saver = new MemorySaver();
-    watchCheckpoints(saver);
+    const watch = watchCheckpoints(saver);
     const loop = iterations();
     const log: Array<[string, number]> = [];
+    // Runs the runtime drives, as driveRun registers them.
+    for (const threadId of ["a", "b"]) watch.beforeSaves(threadId, () => undefined);
     const run = async (threadId: string) => {
       for (let step = 0; step < 3; step++) {
         await saver.put(config(threadId), checkpointWith(`${threadId}-${step}`, []), metadata(step));
@@ -46,6 +48,7 @@ describe("checkpoint saves take turns", () => {
     const watch = watchCheckpoints(saver);
     const loop = iterations();
     const log: string[] = [];
+    for (const threadId of ["busy", "new"]) watch.beforeSaves(threadId, () => undefined);
     const busy = (async () => {
       for (let step = 0; step < 2; step++) {
         await saver.put(config("busy"), checkpointWith(`busy-${step}`, []), metadata(step));
@@ -69,6 +72,24 @@ describe("checkpoint saves take turns", () => {
     // The announcement came before any other run's turn; the run itself goes on in its own later turn.
     expect(log).toEqual(["new:input", "new:child", "announced", "busy:0", "new:0", "busy:1"]);
     expect(loop.now()).toBeGreaterThan(at);
+  });
+
+  it("lets a graph invoked directly save without taking turns, and stops a run's turns when it ends", async () => {
+    const saver = new MemorySaver();
+    const watch = watchCheckpoints(saver);
+    const loop = iterations();
+    const stop = watch.beforeSaves("driven", () => undefined);
+    await saver.put(config("driven"), checkpointWith("driven-0", []), metadata(0));
+    const afterTurn = loop.now();
+    expect(afterTurn).toBeGreaterThan(0);
+    stop();
+    for (let step = 1; step < 4; step++)
+      await saver.put(config("driven"), checkpointWith(`driven-${step}`, []), metadata(step));
+    for (let step = 0; step < 3; step++)
+      await saver.put(config("direct"), checkpointWith(`direct-${step}`, []), metadata(step));
+    // Six saves in the same event-loop iteration: none of them waited for a turn.
+    expect(loop.now()).toBe(afterTurn);
+    loop.stop();
   });
 
   it("lets the graph go on when the announcement fails: the run reports it", async () => {
