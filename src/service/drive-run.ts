@@ -83,16 +83,26 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   // Where the storage can, a step's events commit with the checkpoint that holds the step, in its
   // transaction; they go out with that checkpoint's values, after the answer fragments streamed before it.
   const committed: StreamEvent[] = [];
+  let streaming = true;
   const pushCommitted = () => {
     for (const event of committed.splice(0)) channel.push(event);
+  };
+  // Events that commit once the stream is over (their save failed, and a later commit took them) go out at once.
+  const keep = (events: StreamEvent[]) => {
+    committed.push(...events);
+    if (!streaming) pushCommitted();
   };
   const stopWatching = options.checkpoints?.beforeSaves(threadId, (values) => {
     const fresh = ((values.messages ?? []) as BaseMessage[]).filter((message) => message.id && !seen.has(message.id));
     const bodies = fresh.flatMap((message) => eventsForMessage(message, options.viewArgs));
-    const keep = (events: StreamEvent[]) => committed.push(...events);
     if (bodies.length === 0 || storage.appendEventsWithCommit?.(threadId, runId, bodies, keep))
       for (const message of fresh) seen.add(message.id!);
   });
+  const streamEnded = () => {
+    stopWatching?.();
+    streaming = false;
+    pushCommitted();
+  };
   let stopReason: StopReason;
   let steps = 0;
   let resumed = resuming;
@@ -131,8 +141,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       // ends; yielding lets each step's frames reach the client as it happens.
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
-    stopWatching?.();
-    pushCommitted();
+    streamEnded();
     await announce();
     input?.cancel();
     // A pause is read back from the saved checkpoint (see pendingInterrupt); a run that stopped streamed its final
@@ -155,8 +164,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     } else stopReason = state.stop?.reason ?? "final_answer";
   } catch (error) {
     // The error answer below is appended by itself, not by the saves it makes.
-    stopWatching?.();
-    pushCommitted();
+    streamEnded();
     stopReason = "error";
     input?.cancel();
     // This process is alive: the run is announced so its error answer has a run to belong to.

@@ -81,9 +81,9 @@ export interface ChannelSqliteSaverOptions {
    * A task's pending writes are then held in memory until the checkpoint that follows
    * them, which folds them into its values: they are never written, serialized or removed.
    * The task's `putWrites` settles when that checkpoint commits. Writes no checkpoint follows
-   * within the event-loop iteration (a step that failed or stopped) commit on their own, as
-   * do a pause's or an error's writes (at once, with whatever the thread holds) and a
-   * thread's held writes before it is read.
+   * within 50 ms (a step that failed or stopped) commit on their own, as do a pause's or an
+   * error's writes (at once, with whatever the thread holds) and a thread's held writes
+   * before it is read.
    */
   latestOnly?: boolean;
   /**

@@ -71,4 +71,38 @@ describe("a step's events on SQLite", () => {
       backend.close();
     }
   });
+  it("sends, in order and once, the events of a step whose save failed, when a later commit takes them", async () => {
+    const path = join(directory, "failed-save.sqlite");
+    const backend = openSqlite(path);
+    // The second step's save fails once, in its transaction, after its events were queued in it.
+    const drain = backend.storage.drainRecords.bind(backend.storage);
+    let saves = 0;
+    const put = backend.checkpointer.put.bind(backend.checkpointer);
+    backend.checkpointer.put = async (...args) => {
+      saves += 1;
+      return put(...args);
+    };
+    let failed = false;
+    backend.storage.drainRecords = () => {
+      if (!failed && saves === 4) {
+        failed = true;
+        throw new Error("disk full");
+      }
+      drain();
+    };
+    const { runtime } = scriptedLoop(backend, readSteps(2));
+    try {
+      const threadId = await runtime.createThread(user);
+      const events = await collectEvents(await runtime.startRun({ threadId, message: "go", user }));
+      expect(failed).toBe(true);
+      expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "error" });
+      const seqs = events.map((event) => ("seq" in event ? event.seq : undefined));
+      expect(seqs).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+      const stored = (await backend.storage.eventsAfter(threadId, 0)).map((event) => [event.seq, event.type]);
+      expect(stored).toEqual(events.map((event) => ["seq" in event ? event.seq : 0, event.type]));
+    } finally {
+      await runtime.close();
+      backend.close();
+    }
+  });
 });
