@@ -37,15 +37,17 @@ export function tokenMeter(budget: Pick<ContextBudget, "encoding" | "margin">, c
   // The texts measured lately: the system prompt comes back every step, a memory block while it does not change.
   const recent = new Map<string, number>();
   // Lines of long texts measured lately: a system message whose memory block grew by a line costs that line.
+  // Keyed by length and hash: a line split from a text would keep the whole text alive as a key.
   const lines = new Map<string, number>();
   const measureLine = (line: string): number => {
     const bytes = utf8Bytes(line);
     if (bytes <= 16) return bytes;
-    let tokens = lines.get(line);
+    const key = `${line.length}:${fnv1a(line)}`;
+    let tokens = lines.get(key);
     if (tokens === undefined) {
       tokens = Math.min(bytes, Math.ceil(text.count(line) * budget.margin));
       if (lines.size >= LINES_KEPT) lines.delete(lines.keys().next().value as string);
-      lines.set(line, tokens);
+      lines.set(key, tokens);
     }
     return tokens;
   };
