@@ -5,6 +5,7 @@ import {
   numberedPlaceholders,
   readRecordsPage,
   TOOL_CALL_COLUMNS,
+  toolCallValues,
   type RecordsPage,
   type RecordsQuery,
 } from "./records-page.js";
@@ -274,17 +275,8 @@ export class PostgresStorage implements Storage {
          run_id = EXCLUDED.run_id, tool = EXCLUDED.tool, args_digest = EXCLUDED.args_digest, outcome = EXCLUDED.outcome,
          error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, args_summary = EXCLUDED.args_summary,
          seq = DEFAULT`,
-      [
-        call.threadId,
-        call.callId,
-        call.runId,
-        call.tool,
-        call.argsDigest,
-        call.outcome,
-        call.errorCode ?? null,
-        Math.round(call.durationMs),
-        call.argsSummary ?? null,
-      ],
+      // The column is an integer here; SQLite keeps what it is given.
+      toolCallValues({ ...call, durationMs: Math.round(call.durationMs) }),
     );
   }
 

@@ -1,3 +1,5 @@
+import type { Recorder } from "./types.js";
+
 type Row = Record<string, unknown>;
 
 /** Where a page of records ends: the last run's start time and id (runs are ordered by both). */
@@ -33,6 +35,21 @@ export interface RecordsPage {
 /** Tool-call columns as clients see them (PostgreSQL's ordering column left out). */
 export const TOOL_CALL_COLUMNS =
   "thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms, args_summary";
+/** A tool-call record's values in `TOOL_CALL_COLUMNS` order. */
+export function toolCallValues(call: Parameters<Recorder["recordToolCall"]>[0]): unknown[] {
+  return [
+    call.threadId,
+    call.callId,
+    call.runId,
+    call.tool,
+    call.argsDigest,
+    call.outcome,
+    call.errorCode ?? null,
+    call.durationMs,
+    call.argsSummary ?? null,
+  ];
+}
+
 /** Decision columns as clients see them. */
 export const DECISION_COLUMNS =
   "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role";

@@ -4,7 +4,13 @@ import { packText, unpackText } from "./blob-codec.js";
 import { eventFromRow, storedEventBody } from "./event-row.js";
 import { addMissingColumns, SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "./summary.js";
-import { readRecordsPage, type RecordsPage, type RecordsQuery } from "./records-page.js";
+import {
+  readRecordsPage,
+  TOOL_CALL_COLUMNS,
+  toolCallValues,
+  type RecordsPage,
+  type RecordsQuery,
+} from "./records-page.js";
 import { compactSqliteThread, pruneSqlite } from "./sqlite-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
 import { journalEntryFromRow } from "./journal-row.js";
@@ -355,20 +361,8 @@ export class SqliteStorage implements Storage {
   async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
     this.writeRecord(() =>
       this.statements
-        .get(
-          "INSERT OR REPLACE INTO opspilot_tool_calls (thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms, args_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .run(
-          call.threadId,
-          call.callId,
-          call.runId,
-          call.tool,
-          call.argsDigest,
-          call.outcome,
-          call.errorCode ?? null,
-          call.durationMs,
-          call.argsSummary ?? null,
-        ),
+        .get(`INSERT OR REPLACE INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(...toolCallValues(call)),
     );
   }
 
