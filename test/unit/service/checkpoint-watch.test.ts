@@ -16,6 +16,17 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 const user = { id: "local", role: "operator" };
 
+/** Counts the graph's state reads from now on; `unwatched` reads without counting. */
+function countStateReads(graph: ReturnType<typeof createApp>["graph"]) {
+  const unwatched = graph.getState.bind(graph);
+  const counter = { reads: 0, unwatched };
+  graph.getState = (...args: Parameters<typeof unwatched>) => {
+    counter.reads += 1;
+    return unwatched(...args);
+  };
+  return counter;
+}
+
 describe("run_started and the input checkpoint", () => {
   it("announces a run once its message is saved, before its first step ends, without polling the state", async () => {
     const model = new ScriptedChatModel({
@@ -26,19 +37,13 @@ describe("run_started and the input checkpoint", () => {
     const app = createApp({ env: loadEnv({ OPSPILOT_DB: join(directory, "announce.sqlite") }), model });
     try {
       const threadId = await app.runtime.createThread(user);
-      const graph = app.graph;
-      const getState = graph.getState.bind(graph);
-      let reads = 0;
-      graph.getState = (...args: Parameters<typeof getState>) => {
-        reads += 1;
-        return getState(...args);
-      };
+      const counter = countStateReads(app.graph);
       let atRunStarted: { reads: number; roles: string[] } | undefined;
       const appendEvent = app.storage.appendEvent.bind(app.storage);
       app.storage.appendEvent = async (id, runId, body) => {
         if (body.type === "run_started") {
-          const readsSoFar = reads;
-          const state = (await getState({ configurable: { thread_id: id } })).values as AgentStateType;
+          const readsSoFar = counter.reads;
+          const state = (await counter.unwatched({ configurable: { thread_id: id } })).values as AgentStateType;
           atRunStarted = { reads: readsSoFar, roles: state.messages.map((message) => message.getType()) };
         }
         return appendEvent(id, runId, body);
@@ -72,22 +77,16 @@ describe("run_started and the input checkpoint", () => {
     const app = createApp({ env: loadEnv({ OPSPILOT_DB: join(directory, "final-state.sqlite") }), model });
     try {
       const threadId = await app.runtime.createThread(user);
-      const graph = app.graph;
-      const getState = graph.getState.bind(graph);
-      let reads = 0;
-      graph.getState = (...args: Parameters<typeof getState>) => {
-        reads += 1;
-        return getState(...args);
-      };
+      const counter = countStateReads(app.graph);
       const answered = await collectEvents(await app.runtime.startRun({ threadId, message: "check payment", user }));
       expect(answered.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer", steps: 2 });
       // The read that plans the run is the only one.
-      expect(reads).toBe(1);
-      reads = 0;
+      expect(counter.reads).toBe(1);
+      counter.reads = 0;
       const paused = await collectEvents(await app.runtime.startRun({ threadId, message: "restart it", user }));
       expect(paused.map((event) => event.type).slice(-2)).toEqual(["loop_interrupt", "run_finished"]);
       expect(paused.at(-1)).toMatchObject({ stopReason: "interrupted", steps: 1 });
-      expect(reads).toBe(2);
+      expect(counter.reads).toBe(2);
     } finally {
       await app.close();
     }

@@ -44,6 +44,16 @@ function checkpoint(id: string, counter: number) {
   };
 }
 
+/** The first checkpoint of thread t1, saved. */
+const FIRST = "1f000000-0000-6000-8000-000000000001";
+
+/** `open()` with thread t1's first checkpoint saved, so writes have a checkpoint to belong to. */
+async function openWithCheckpoint() {
+  const opened = open();
+  await opened.saver.put(config(""), checkpoint(FIRST, 0), { source: "loop", step: 0, parents: {} }, { counter: 1 });
+  return opened;
+}
+
 afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
@@ -78,15 +88,9 @@ describe("ChannelSqliteSaver holding a step's writes (latestOnly)", () => {
   });
 
   it("commits writes no checkpoint follows on their own, and putWrites settles when they are committed", async () => {
-    const { saver, writes, close } = open();
-    await saver.put(
-      config("")!,
-      checkpoint("1f000000-0000-6000-8000-000000000001", 0),
-      { source: "loop", step: 0, parents: {} },
-      { counter: 1 },
-    );
+    const { saver, writes, close } = await openWithCheckpoint();
     const started = performance.now();
-    await saver.putWrites(config("1f000000-0000-6000-8000-000000000001"), [["counter", 5]], "task-a");
+    await saver.putWrites(config(FIRST), [["counter", 5]], "task-a");
     expect(performance.now() - started).toBeGreaterThanOrEqual(40);
     expect(writes()).toEqual(["counter"]);
     // A read finds them as the checkpoint's pending writes.
@@ -96,17 +100,15 @@ describe("ChannelSqliteSaver holding a step's writes (latestOnly)", () => {
   });
 
   it("commits a thread's held writes before it is read, and with a pause's writes at once", async () => {
-    const { saver, writes, close } = open();
-    const id = "1f000000-0000-6000-8000-000000000001";
-    await saver.put(config("")!, checkpoint(id, 0), { source: "loop", step: 0, parents: {} }, { counter: 1 });
-    const held = saver.putWrites(config(id), [["counter", 7]], "task-a");
+    const { saver, writes, close } = await openWithCheckpoint();
+    const held = saver.putWrites(config(FIRST), [["counter", 7]], "task-a");
     expect(writes()).toEqual([]);
     const tuple = await saver.getTuple({ configurable: { thread_id: "t1" } });
     expect(tuple?.pendingWrites).toEqual([["task-a", "counter", 7]]);
     await held;
-    const more = saver.putWrites(config(id), [["messages", "x"]], "task-b");
+    const more = saver.putWrites(config(FIRST), [["messages", "x"]], "task-b");
     expect(writes()).toEqual(["counter"]);
-    await saver.putWrites(config(id), [[INTERRUPT, [{ value: "ask" }]]], "task-c");
+    await saver.putWrites(config(FIRST), [[INTERRUPT, [{ value: "ask" }]]], "task-c");
     // The pause committed, and the held write with it: both visible before the held putWrites even settled.
     expect(writes()).toEqual([INTERRUPT, "counter", "messages"]);
     await more;
@@ -114,13 +116,11 @@ describe("ChannelSqliteSaver holding a step's writes (latestOnly)", () => {
   });
 
   it("fails the held putWrites when the checkpoint that folds them in fails", async () => {
-    const { db, saver, close } = open();
-    const id = "1f000000-0000-6000-8000-000000000001";
-    await saver.put(config("")!, checkpoint(id, 0), { source: "loop", step: 0, parents: {} }, { counter: 1 });
-    const held = saver.putWrites(config(id), [["counter", 7]], "task-a");
+    const { db, saver, close } = await openWithCheckpoint();
+    const held = saver.putWrites(config(FIRST), [["counter", 7]], "task-a");
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'disk refused'); END;");
     const next = saver.put(
-      config(id),
+      config(FIRST),
       checkpoint("1f000000-0000-6000-8000-000000000002", 7),
       { source: "loop", step: 1, parents: {} },
       { counter: 8 },
@@ -131,10 +131,8 @@ describe("ChannelSqliteSaver holding a step's writes (latestOnly)", () => {
   });
 
   it("commits what it holds when asked before the connection closes", async () => {
-    const { saver, writes, close } = open();
-    const id = "1f000000-0000-6000-8000-000000000001";
-    await saver.put(config("")!, checkpoint(id, 0), { source: "loop", step: 0, parents: {} }, { counter: 1 });
-    const held = saver.putWrites(config(id), [["counter", 3]], "task-a");
+    const { saver, writes, close } = await openWithCheckpoint();
+    const held = saver.putWrites(config(FIRST), [["counter", 3]], "task-a");
     await saver.commitHeldWrites();
     await held;
     expect(writes()).toEqual(["counter"]);
