@@ -189,7 +189,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     const folded: HeldWrites[] = [];
     const kept: HeldWrites[] = [];
     for (const task of this.takeHeld(key)) (task.checkpointId < checkpoint.id ? folded : kept).push(task);
-    if (kept.length > 0) this.held.set(key, [...kept, ...(this.held.get(key) ?? [])]);
+    if (kept.length > 0) this.held.set(key, kept);
     try {
       const saved = await this.save(threadId, namespace, config, checkpoint, metadata, newVersions);
       for (const task of folded) task.settle();
