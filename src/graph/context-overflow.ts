@@ -2,6 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ContextOverflowError } from "@langchain/core/errors";
 import { buildRequest, type ModelRequest, type RequestParts, type WindowOptions } from "./context-window.js";
 import { PER_REQUEST, type TokenMeter } from "./request-tokens.js";
+import { withCallSignal } from "../models/call-signal.js";
 
 /** What providers say when a request is longer than the model's window. */
 const TOO_LONG =
@@ -45,14 +46,17 @@ export async function invokeWithinWindow(
   const { signal, ...window } = options;
   const request = buildRequest(parts, window);
   try {
-    return { raw: await model.invoke(request.messages, { signal }), request };
+    return { raw: await withCallSignal(signal, (own) => model.invoke(request.messages, { signal: own })), request };
   } catch (error) {
     if (!isContextOverflow(error) || signal.aborted) throw error;
   }
   // Counted, not bounded: the refused request may have gone out on the byte-length fast path.
   const refusedTokens = PER_REQUEST + window.meter.tools(parts.tools) + sumTokens(request.messages, window.meter);
   const harder = buildRequest(parts, { ...window, hard: true, refusedTokens });
-  return { raw: await model.invoke(harder.messages, { signal }), request: harder };
+  return {
+    raw: await withCallSignal(signal, (own) => model.invoke(harder.messages, { signal: own })),
+    request: harder,
+  };
 }
 
 function sumTokens(messages: readonly BaseMessage[], meter: TokenMeter): number {

@@ -134,6 +134,39 @@ describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () 
     expect((await opened.runtime.getThread(threadId, user)).status).toBe("idle");
   });
 
+  it("leaves no abort listener behind on the run's signal, however many model calls the run makes", async () => {
+    // The OpenAI SDK adds a listener to each request's signal and never removes it; past ten on one
+    // signal, Node warns of a leak. Twelve model calls in one run.
+    const leaks: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === "MaxListenersExceededWarning") leaks.push(warning);
+    };
+    process.on("warning", onWarning);
+    try {
+      for (let step = 0; step < 11; step += 1)
+        server.enqueue({
+          toolCalls: [{ name: "search_resource", arguments: JSON.stringify({ query: `service ${step}` }) }],
+        });
+      server.enqueue({ content: "Checked eleven services." });
+      const thread = await opened.runtime.createThread(user);
+      const events = await collectEvents(
+        await opened.runtime.startRun({
+          threadId: thread,
+          message: "check every service",
+          user,
+          options: { maxSteps: 15 },
+        }),
+      );
+      expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer", steps: 12 });
+      expect(server.requests).toHaveLength(12);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(leaks).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("recovers malformed arguments and ids reused within and across turns, keeping the pairing intact", async () => {
     const reusedIds = {
       toolCalls: [
