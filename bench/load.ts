@@ -27,8 +27,11 @@ export interface RunSample {
 
 /** Figures of one concurrency level. */
 export interface LoadResult {
-  /** The server under load: opspilot's own, or the LangGraph API server (`langgraph dev`) hosting opspilot's graph. */
-  server: "opspilot" | "langgraph_api";
+  /**
+   * The server under load: opspilot's own; the LangGraph API server (`langgraph dev`) hosting
+   * opspilot's graph; or the floor, a server with opspilot's API shape that does no work (`no-work-server.ts`).
+   */
+  server: "opspilot" | "langgraph_api" | "no_work";
   /** Latency of each model call of the server's scripted model. */
   modelDelayMs: number;
   concurrency: number;
@@ -167,10 +170,19 @@ interface Child {
   loopDelay(): Promise<{ p99: number; max: number }>;
 }
 
-/** Starts `load-server.ts` in a child process and resolves with its URL. */
-function startChild(dbPath: string, modelDelayMs: number): Promise<Child> {
-  const script = fileURLToPath(new URL("./load-server.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, dbPath, String(modelDelayMs)], {
+/** The script of each server this file starts, and its arguments. */
+function serverCommand(server: LocalServer, dbPath: string, modelDelayMs: number): string[] {
+  if (server === "no_work")
+    return [fileURLToPath(new URL("./no-work-server.ts", import.meta.url)), String(modelDelayMs)];
+  return [fileURLToPath(new URL("./load-server.ts", import.meta.url)), dbPath, String(modelDelayMs)];
+}
+
+/** The servers this file starts itself (the LangGraph API server has its own, `langgraph-server.ts`). */
+type LocalServer = "opspilot" | "no_work";
+
+/** Starts a server in a child process and resolves with its URL. */
+function startChild(server: LocalServer, dbPath: string, modelDelayMs: number): Promise<Child> {
+  const child = spawn(process.execPath, ["--import", "tsx", ...serverCommand(server, dbPath, modelDelayMs)], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -209,12 +221,14 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 /** Measures every concurrency level, in order, against one fresh server whose model answers after `modelDelayMs`. */
 async function measureServer(
+  server: LocalServer,
   options: LoadOptions,
   modelDelayMs: number,
   directory: string,
   onProgress: (line: string) => void,
 ): Promise<LoadResult[]> {
-  const { url, child, loopDelay } = await startChild(join(directory, `load-${modelDelayMs}ms.sqlite`), modelDelayMs);
+  const dbPath = join(directory, `load-${modelDelayMs}ms.sqlite`);
+  const { url, child, loopDelay } = await startChild(server, dbPath, modelDelayMs);
   try {
     const run = () => oneRun(url);
     if (options.warmupRuns > 0) await level(run, Math.min(5, options.warmupRuns), options.warmupRuns);
@@ -224,7 +238,7 @@ async function measureServer(
       const measured = await level(run, concurrency, runs);
       const delay = await loopDelay();
       const result = {
-        server: "opspilot" as const,
+        server,
         modelDelayMs,
         ...measured,
         serverLoopDelayP99Ms: round(delay.p99, 1),
@@ -232,7 +246,7 @@ async function measureServer(
       };
       results.push(result);
       onProgress(
-        `load, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`,
+        `load, ${server}, model ${modelDelayMs} ms, ${concurrency} concurrent: ${runs} runs in ${(result.wallMs / 1000).toFixed(1)} s`,
       );
     }
     return results;
@@ -241,7 +255,7 @@ async function measureServer(
   }
 }
 
-/** Runs the HTTP load benchmark (issue 5) for every model latency. */
+/** Runs the HTTP load benchmark for every model latency: opspilot's server, then the floor (a server that does no work). */
 export async function runLoad(
   options: LoadOptions,
   onProgress: (line: string) => void = () => {},
@@ -249,8 +263,9 @@ export async function runLoad(
   const directory = mkdtempSync(join(tmpdir(), "opspilot-load-"));
   try {
     const results: LoadResult[] = [];
-    for (const modelDelayMs of options.modelDelaysMs)
-      results.push(...(await measureServer(options, modelDelayMs, directory, onProgress)));
+    for (const server of ["opspilot", "no_work"] as const)
+      for (const modelDelayMs of options.modelDelaysMs)
+        results.push(...(await measureServer(server, options, modelDelayMs, directory, onProgress)));
     return results;
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -69,16 +69,17 @@ function loadRatio(label: string, other: LoadResult, baseline: LoadResult): Load
 export function loadRatios(results: LoadResult[]): LoadRatio[] {
   const ratios: LoadRatio[] = [];
   for (const delay of new Set(results.map((result) => result.modelDelayMs))) {
-    for (const server of ["opspilot", "langgraph_api"] as const) {
+    for (const server of ["opspilot", "langgraph_api", "no_work"] as const) {
       const [baseline, ...others] = results.filter(
         (result) => result.modelDelayMs === delay && result.server === server,
       );
+      if (!baseline) continue;
       for (const other of others)
         ratios.push(
           loadRatio(
-            `${server}: ${other.concurrency} / ${baseline!.concurrency} concurrent, model ${delay} ms`,
+            `${server}: ${other.concurrency} / ${baseline.concurrency} concurrent, model ${delay} ms`,
             other,
-            baseline!,
+            baseline,
           ),
         );
     }

@@ -118,11 +118,11 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    "\nHTTP load: opspilot's server, and the LangGraph API server (langgraph dev, in-memory) hosting opspilot's graph driven by @langchain/langgraph-sdk (threads.create + runs.stream), each on 127.0.0.1 in a child process, the same scripted model (2 tool calls, then an answer); TTFE = run request to first streamed event",
+    "\nHTTP load: opspilot's server; the LangGraph API server (langgraph dev, in-memory) hosting opspilot's graph driven by @langchain/langgraph-sdk (threads.create + runs.stream); and no_work, the floor: a server with opspilot's API and frames that does no work (hono, no storage, no graph). Each on 127.0.0.1 in a child process, the same scripted model or its latency (2 tool calls, then an answer); TTFE = run request to first streamed event",
   );
   console.log(loadTable(load));
   console.log(
-    "TTFE/run near 1.00 means no frame reached the client before its run ended. Events are each server's own (opspilot: run_started, tool calls and results, answer, run_finished; LangGraph: metadata and one update per node): compare runs/s too.",
+    "TTFE/run near 1.00 means no frame reached the client before its run ended. Events are each server's own (opspilot and no_work: run_started, tool calls and results, answer, run_finished; LangGraph: metadata and one update per node): compare runs/s too. no_work's 50 / 1 ratios are what the client, the sockets and the machine leave for a server that does nothing.",
   );
   console.log(
     table(

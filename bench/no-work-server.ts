@@ -1,0 +1,60 @@
+/**
+ * The floor of the load benchmark: a server with opspilot's run API shape that does no work.
+ * The same framework as opspilot's server (hono on `@hono/node-server`), no storage, no graph:
+ * a run streams opspilot's seven frames (`run_started` at once, then two tool calls with their
+ * results, the answer and `run_finished`), waiting the model's latency where opspilot's model
+ * would answer. Driven by the same client at the same levels, it shows how much of a TTFE ratio
+ * the client, the sockets and the machine account for. Speaks `load-server.ts`'s protocol:
+ * prints `{"url":…}` once listening, answers `loop-delay` lines, stops when stdin closes.
+ */
+import { randomUUID } from "node:crypto";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+
+/** The child ends by itself after this long even if the parent never closes stdin. */
+const HARD_LIMIT_MS = 150_000;
+
+const modelDelayMs = Number(process.argv[2] ?? 0);
+
+/** One model call's latency: a timer as the scripted model waits, or one event-loop turn at zero latency. */
+const modelCall = () => (modelDelayMs > 0 ? sleep(modelDelayMs) : new Promise((resolve) => setImmediate(resolve)));
+
+const app = new Hono();
+app.post("/api/threads", (c) => c.json({ threadId: randomUUID() }, 201));
+app.post("/api/threads/:threadId/runs", async (c) => {
+  const { message } = (await c.req.json()) as { message?: unknown };
+  if (typeof message !== "string") return c.json({ error: { code: "invalid_request", message: "message" } }, 400);
+  const threadId = c.req.param("threadId");
+  return streamSSE(c, async (stream) => {
+    let seq = 0;
+    const send = (type: string, body: Record<string, unknown> = {}) =>
+      stream.writeSSE({ event: type, id: String(++seq), data: JSON.stringify({ type, threadId, seq, ...body }) });
+    await send("run_started");
+    for (let call = 0; call < 2; call += 1) {
+      await modelCall();
+      await send("tool_call", { callId: `call_${call}` });
+      await send("tool_result", { callId: `call_${call}` });
+    }
+    await modelCall();
+    await send("assistant_message", { content: "done" });
+    await send("run_finished", { stopReason: "final_answer" });
+  });
+});
+
+const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}` })}\n`);
+});
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+createInterface({ input: process.stdin }).on("line", (line) => {
+  if (line !== "loop-delay") return;
+  process.stdout.write(`${JSON.stringify({ p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 })}\n`);
+  loopDelay.reset();
+});
+const shutdown = () => server.close(() => process.exit(0));
+process.stdin.on("end", shutdown);
+setTimeout(shutdown, HARD_LIMIT_MS).unref();
