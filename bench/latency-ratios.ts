@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../src/storage/open-sqlite.js";
 import { median, round } from "./stats.js";
-import { timeBareLoop, timeGraph, timeRuntime, type TimedScript } from "./timed-loop.js";
+import { timeBareLoop, timeGraph, timeReactAgent, timeRuntime, type TimedScript } from "./timed-loop.js";
 
 /** How the latency measures run. */
 export interface LatencyOptions {
@@ -31,28 +31,33 @@ export interface RealisticLatencyResult {
   runtimeMs: number;
   /** Median of the paired per-round ratios runtime / bare loop. */
   ratio: number;
+  /** The reference: LangGraph's prebuilt `createReactAgent` on the same checkpointer, in the same rounds. */
+  reactAgentMs: number;
+  /** Median of the per-round ratios `createReactAgent` / bare loop. */
+  reactAgentRatio: number;
 }
 
+/**
+ * Times each side once per round after one untimed run each, the order rotating from round to
+ * round so whatever else the machine does spreads over all sides; returns each side's median
+ * and the median of its per-round ratios over the first side.
+ */
 async function pairedRounds(
   rounds: number,
-  first: () => Promise<number>,
-  second: () => Promise<number>,
-): Promise<{ first: number; second: number; ratio: number }> {
-  await first();
-  await second();
-  const a: number[] = [];
-  const b: number[] = [];
+  sides: Array<() => Promise<number>>,
+): Promise<Array<{ ms: number; ratio: number }>> {
+  for (const side of sides) await side();
+  const times: number[][] = sides.map(() => []);
   for (let round = 0; round < rounds; round += 1) {
-    // Alternating which side goes first spreads whatever else the machine does over both.
-    if (round % 2 === 0) {
-      a.push(await first());
-      b.push(await second());
-    } else {
-      b.push(await second());
-      a.push(await first());
+    for (let turn = 0; turn < sides.length; turn += 1) {
+      const side = (round + turn) % sides.length;
+      times[side]!.push(await sides[side]!());
     }
   }
-  return { first: median(a), second: median(b), ratio: median(b.map((value, i) => value / a[i]!)) };
+  return times.map((values) => ({
+    ms: median(values),
+    ratio: median(values.map((value, i) => value / times[0]![i]!)),
+  }));
 }
 
 /** Measures parallel reads and realistic latency on one temp SQLite file. */
@@ -65,34 +70,35 @@ export async function runLatency(
   try {
     const one: TimedScript = { turns: 1, callsPerTurn: 1, modelMs: 0, toolMs: 100 };
     const many: TimedScript = { ...one, callsPerTurn: 8 };
-    const reads = await pairedRounds(
-      options.rounds,
+    const [oneRead, manyReads] = await pairedRounds(options.rounds, [
       () => timeGraph(backend, one),
       () => timeGraph(backend, many),
-    );
+    ]);
     onProgress(`parallel reads: ${options.rounds} rounds`);
     const realistic: TimedScript = { turns: 5, callsPerTurn: 1, modelMs: 200, toolMs: 50 };
-    const latency = await pairedRounds(
-      options.rounds,
+    const [bare, runtime, reactAgent] = await pairedRounds(options.rounds, [
       () => timeBareLoop(realistic),
       () => timeRuntime(backend, realistic),
-    );
+      () => timeReactAgent(backend, realistic),
+    ]);
     onProgress(`realistic latency: ${options.rounds} rounds`);
     return {
       parallelReads: {
         reads: many.callsPerTurn,
         readMs: many.toolMs,
-        oneMs: round(reads.first, 1),
-        manyMs: round(reads.second, 1),
-        ratio: round(reads.ratio, 3),
+        oneMs: round(oneRead!.ms, 1),
+        manyMs: round(manyReads!.ms, 1),
+        ratio: round(manyReads!.ratio, 3),
       },
       realisticLatency: {
         modelMs: realistic.modelMs,
         toolMs: realistic.toolMs,
         turns: realistic.turns,
-        bareMs: round(latency.first, 1),
-        runtimeMs: round(latency.second, 1),
-        ratio: round(latency.ratio, 3),
+        bareMs: round(bare!.ms, 1),
+        runtimeMs: round(runtime!.ms, 1),
+        ratio: round(runtime!.ratio, 3),
+        reactAgentMs: round(reactAgent!.ms, 1),
+        reactAgentRatio: round(reactAgent!.ratio, 3),
       },
     };
   } finally {

@@ -26,7 +26,7 @@ export function measuresTable(
         `${latency.bareMs.toFixed(1)} ms`,
         `${latency.runtimeMs.toFixed(1)} ms`,
         latency.ratio.toFixed(3),
-        "",
+        `createReactAgent on the same checkpointer: ${latency.reactAgentMs.toFixed(1)} ms, ${latency.reactAgentRatio.toFixed(3)}`,
       ],
       [
         `resume with ${paused.many} paused vs ${paused.few} (fastest)`,

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { setTimeout as sleep } from "node:timers/promises";
 import { wireLoop } from "../src/app/assemble.js";
 import { recursionLimitFor } from "../src/graph/config.js";
@@ -14,6 +16,7 @@ import {
   TOOL_DESCRIPTION,
   TOOL_NAME,
   toolPayload,
+  toolSchema,
   workloadRegistry,
 } from "./workload.js";
 
@@ -107,6 +110,28 @@ export async function timeRuntime(backend: SqliteBackend, script: TimedScript): 
     "opspilot_runtime",
   );
   await runtime.close();
+  return ms;
+}
+
+/** Wall ms of the same script through LangGraph's prebuilt `createReactAgent` on `backend`'s checkpointer. */
+export async function timeReactAgent(backend: SqliteBackend, script: TimedScript): Promise<number> {
+  const search = tool(async ({ query }) => JSON.stringify(await readRecord(script, query)), {
+    name: TOOL_NAME,
+    description: TOOL_DESCRIPTION,
+    schema: toolSchema,
+  });
+  const agent = createReactAgent({ llm: scriptOf(script), tools: [search], checkpointer: backend.checkpointer });
+  const config = { configurable: { thread_id: randomUUID() }, recursionLimit: script.turns * 2 + 10 };
+  const started = performance.now();
+  const state = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
+  const ms = performance.now() - started;
+  const messages = state.messages;
+  assertDone(
+    messages.filter((message) => ToolMessage.isInstance(message)).length,
+    messages.at(-1)?.content === ANSWER,
+    script,
+    "create_react_agent",
+  );
   return ms;
 }
 
