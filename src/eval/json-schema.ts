@@ -1,5 +1,3 @@
-import { writeFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { ScenarioSchema } from "./scenario-schema.js";
 
@@ -29,16 +27,4 @@ export function scenarioJsonSchema(): Record<string, unknown> {
       },
     ],
   };
-}
-
-/** The file's exact text, formatted as `prettier --check` expects it (prettier is a development tool). */
-export async function renderScenarioSchema(): Promise<string> {
-  const { format } = await import("prettier");
-  return format(JSON.stringify(scenarioJsonSchema(), null, 2), { parser: "json", printWidth: 120 });
-}
-
-// `npx tsx src/eval/json-schema.ts` rewrites the file, from the repository root.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  writeFileSync(SCENARIO_SCHEMA_FILE, await renderScenarioSchema());
-  console.log(`wrote ${SCENARIO_SCHEMA_FILE}`);
 }

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadScenarios, parseScenarios } from "../../../src/eval/load-scenarios.js";
 import { DEFAULT_SCENARIOS } from "../../../src/eval/args.js";
-import { renderScenarioSchema, SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from "../../../src/eval/json-schema.js";
+import { SCENARIO_SCHEMA_FILE, scenarioJsonSchema } from "../../../src/eval/json-schema.js";
+import { renderScenarioSchema } from "../../../scripts/scenario-schema.js";
 
 function folderWith(files: Record<string, string>): string {
   const folder = mkdtempSync(join(tmpdir(), "opspilot-scenarios-"));
@@ -89,7 +90,7 @@ describe("scenario files", () => {
 });
 
 describe("the scenario JSON Schema", () => {
-  it("is up to date with the zod schema (npx tsx src/eval/json-schema.ts rewrites it)", async () => {
+  it("is up to date with the zod schema (npx tsx scripts/scenario-schema.ts rewrites it)", async () => {
     expect(readFileSync(SCENARIO_SCHEMA_FILE, "utf8")).toBe(await renderScenarioSchema());
     const schema = scenarioJsonSchema() as { definitions: { scenario: { required: string[] } } };
     expect(schema.definitions.scenario.required).toEqual(["id", "question"]);
