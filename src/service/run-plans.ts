@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { HumanMessage } from "@langchain/core/messages";
-import { Command, type StateSnapshot } from "@langchain/langgraph";
+import { Command, START, type StateSnapshot } from "@langchain/langgraph";
 import type { AgentStateType } from "../graph/state.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CurrentRoles, RunUser } from "../contracts/user.js";
@@ -72,8 +72,10 @@ export function planRecover(threadId: string): Planner {
   return (snapshot) => {
     if (threadStanding(snapshot).kind !== "unfinished") throw new NothingToRecoverError(threadId);
     const state = snapshot.values as AgentStateType;
-    // A process that died before the model saw the new message had not started its run yet.
-    const started = state.run !== null && !startsNewRun(state.messages);
+    // A process that died before the model saw the new message had not started its run yet: the message
+    // is last in the thread, or, when the process died right after saving the run's input, still that input.
+    const inputPending = snapshot.tasks.some((task) => task.name === START);
+    const started = state.run !== null && !inputPending && !startsNewRun(state.messages);
     return { runId: started ? state.run!.runId : randomUUID(), input: null };
   };
 }
