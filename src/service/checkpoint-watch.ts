@@ -1,4 +1,5 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { START } from "@langchain/langgraph";
 import { loopTurns } from "../graph/turn-queue.js";
 
 /** A wait for a thread's message to be saved in a checkpoint. */
@@ -12,7 +13,8 @@ export interface SavedWait {
 /** Tells runs when their input is saved. */
 export interface CheckpointWatch {
   /**
-   * Waits for a checkpoint of the thread's root namespace holding the message; start it before the run streams.
+   * Waits for a checkpoint of the thread's root namespace holding the message (in the thread, or as
+   * the run's input, which the first checkpoint of a run holds); start it before the run streams.
    * `onSaved` runs once that checkpoint is saved, and the graph goes on only after it settles
    * (a failure is the caller's to report: the save still returns).
    */
@@ -32,6 +34,19 @@ interface Waiter {
 }
 
 const watches = new WeakMap<BaseCheckpointSaver, CheckpointWatch>();
+
+/**
+ * Ids of the messages a checkpoint holds: those of the thread, and those of the run's input
+ * (the `__start__` channel of the checkpoint LangGraph saves before the step that adds them to
+ * the thread). From either, a process that dies resumes with the message (see `planRecover`).
+ */
+function savedMessageIds(values: Record<string, unknown>): Set<unknown> {
+  const ids = new Set<unknown>();
+  const input = values[START] as { messages?: unknown } | null | undefined;
+  for (const list of [values.messages, input?.messages])
+    if (Array.isArray(list)) for (const message of list as Array<{ id?: unknown } | null>) ids.add(message?.id);
+  return ids;
+}
 
 /**
  * Watches the saver's `put`: once a checkpoint is saved (its write has returned), runs waiting
@@ -62,10 +77,7 @@ export function watchCheckpoints(saver: BaseCheckpointSaver): CheckpointWatch {
     if (!root) return saved;
     const waiting = threadId === undefined ? undefined : waiters.get(threadId);
     if (waiting) {
-      const messages = checkpoint.channel_values.messages;
-      const ids = new Set(
-        Array.isArray(messages) ? messages.map((message: { id?: unknown } | null) => message?.id) : [],
-      );
+      const ids = savedMessageIds(checkpoint.channel_values);
       const told: Array<Promise<unknown>> = [];
       for (const waiter of waiting) {
         if (!ids.has(waiter.messageId)) continue;

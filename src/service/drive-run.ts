@@ -64,8 +64,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   };
   // A resume continues the same logical run: metrics must not count it as another one.
   const resuming = options.input instanceof Command;
-  // A new message is announced only once the checkpoint holds it: a process killed before that
-  // leaves no trace of the run, never a run_started whose message was lost.
+  // A new message is announced only once a checkpoint holds it, as the run's input (the run's first checkpoint)
+  // or in the thread: a process killed before that leaves no trace of the run, never a run_started whose
+  // message was lost; one killed after it is recovered from the input.
   const newMessageId = newMessageIdOf(options.input);
   let announcing: Promise<unknown> | undefined;
   const announceOnce = () => (announcing ??= emit({ type: "run_started", resumed: resuming }));

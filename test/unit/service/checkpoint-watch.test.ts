@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { MemorySaver } from "@langchain/langgraph";
+import { MemorySaver, START } from "@langchain/langgraph";
+import type { HumanMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createApp } from "../../../src/app/assemble.js";
 import { loadEnv } from "../../../src/config/env.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
@@ -28,7 +30,7 @@ function countStateReads(graph: ReturnType<typeof createApp>["graph"]) {
 }
 
 describe("run_started and the input checkpoint", () => {
-  it("announces a run once its message is saved, before its first step ends, without polling the state", async () => {
+  it("announces a run once its message is saved as the run's input, before its first step, without polling the state", async () => {
     const model = new ScriptedChatModel({
       script: [callsMessage([{ name: "search_resource", args: { query: "payment" } }]), answerMessage("Done.")],
       // The first step is still running when the input checkpoint is saved.
@@ -38,13 +40,20 @@ describe("run_started and the input checkpoint", () => {
     try {
       const threadId = await app.runtime.createThread(user);
       const counter = countStateReads(app.graph);
-      let atRunStarted: { reads: number; roles: string[] } | undefined;
+      let atRunStarted: { reads: number; roles: string[]; input: unknown[] } | undefined;
       const appendEvent = app.storage.appendEvent.bind(app.storage);
       app.storage.appendEvent = async (id, runId, body) => {
         if (body.type === "run_started") {
           const readsSoFar = counter.reads;
-          const state = (await counter.unwatched({ configurable: { thread_id: id } })).values as AgentStateType;
-          atRunStarted = { reads: readsSoFar, roles: state.messages.map((message) => message.getType()) };
+          const config = { configurable: { thread_id: id } };
+          const state = (await counter.unwatched(config)).values as AgentStateType;
+          const saved = await (app.graph.checkpointer as BaseCheckpointSaver).getTuple(config);
+          const input = saved?.checkpoint.channel_values[START] as { messages: HumanMessage[] };
+          atRunStarted = {
+            reads: readsSoFar,
+            roles: state.messages.map((message) => message.getType()),
+            input: input.messages.map((message) => message.content),
+          };
         }
         return appendEvent(id, runId, body);
       };
@@ -58,9 +67,9 @@ describe("run_started and the input checkpoint", () => {
         "assistant_message",
         "run_finished",
       ]);
-      // The saved checkpoint already holds the user's message, and nothing else yet: the model's
-      // step had not ended. The only state read before it is the one that plans the run.
-      expect(atRunStarted).toEqual({ reads: 1, roles: ["human"] });
+      // The saved checkpoint is the run's first: it holds the user's message as the run's input, and the
+      // thread has nothing yet. The only state read before it is the one that plans the run.
+      expect(atRunStarted).toEqual({ reads: 1, roles: [], input: ["check payment"] });
     } finally {
       await app.close();
     }
@@ -118,5 +127,16 @@ describe("run_started and the input checkpoint", () => {
     other.cancel();
     await other.saved;
     expect(told).toEqual(["m1:true", "m2:false"]);
+
+    // A run's first checkpoint holds its message as the run's input, not yet in the thread.
+    const input = watch.untilSaved("t1", "m3");
+    void input.saved.then((saved) => told.push(`m3:${saved}`));
+    const first = checkpointWith("c2", [{ id: "m1" }]);
+    await saver.put(
+      { configurable: { thread_id: "t1", checkpoint_ns: "" } },
+      { ...first, channel_values: { ...first.channel_values, [START]: { messages: [{ id: "m3" }] } } },
+      { source: "input", step: 2, parents: {} },
+    );
+    expect(told).toEqual(["m1:true", "m2:false", "m3:true"]);
   });
 });
