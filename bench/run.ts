@@ -28,8 +28,8 @@ const BASELINE_FILE = fileURLToPath(new URL("./baseline.json", import.meta.url))
 
 const stepCostOptions: StepCostOptions = {
   steps: 20,
-  runs: quick ? 3 : 10,
-  warmups: quick ? 1 : 2,
+  runs: quick ? 5 : 10,
+  warmups: 2,
   payloads: ["small", "20kb"],
 };
 const loadOptions: LoadOptions = {
