@@ -4,12 +4,11 @@
  * with a temp SQLite file and a scripted zero-latency model. Prints `{"url":…}` once
  * listening; stops when its stdin closes, or after a hard limit.
  */
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { createApp } from "../src/app/assemble.js";
 import { loadEnv } from "../src/config/env.js";
 import { startServer } from "../src/server/start.js";
 import { loadModel } from "./load-model.js";
+import { answerLoopDelay } from "./loop-delay.js";
 
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 150_000;
@@ -32,14 +31,7 @@ async function main(): Promise<void> {
     process.exit(0);
   };
   const limit = setTimeout(() => void shutdown(), HARD_LIMIT_MS);
-  // Diagnostics: each `loop-delay` line on stdin is answered with the event-loop delay since the last one.
-  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-  loopDelay.enable();
-  createInterface({ input: process.stdin }).on("line", (line) => {
-    if (line !== "loop-delay") return;
-    process.stdout.write(`${JSON.stringify({ p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 })}\n`);
-    loopDelay.reset();
-  });
+  answerLoopDelay();
   process.stdin.on("end", () => void shutdown());
   process.stdin.on("close", () => void shutdown());
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);

@@ -8,12 +8,11 @@
  * prints `{"url":…}` once listening, answers `loop-delay` lines, stops when stdin closes.
  */
 import { randomUUID } from "node:crypto";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { answerLoopDelay } from "./loop-delay.js";
 
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 150_000;
@@ -48,13 +47,7 @@ app.post("/api/threads/:threadId/runs", async (c) => {
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}` })}\n`);
 });
-const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-loopDelay.enable();
-createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line !== "loop-delay") return;
-  process.stdout.write(`${JSON.stringify({ p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 })}\n`);
-  loopDelay.reset();
-});
+answerLoopDelay();
 const shutdown = () => server.close(() => process.exit(0));
 process.stdin.on("end", shutdown);
 setTimeout(shutdown, HARD_LIMIT_MS).unref();

@@ -54,6 +54,16 @@ function registryOf(script: TimedScript): ToolRegistry {
   return workloadRegistry((query) => readRecord(script, query), 10_000);
 }
 
+/** Checks a finished thread's messages: every scripted tool result, and the scripted answer last. */
+function assertAnswered(messages: BaseMessage[], script: TimedScript, who: string): void {
+  assertDone(
+    messages.filter((message) => ToolMessage.isInstance(message)).length,
+    messages.at(-1)?.content === ANSWER,
+    script,
+    who,
+  );
+}
+
 function assertDone(toolResults: number, answered: boolean, script: TimedScript, who: string): void {
   const expected = script.turns * script.callsPerTurn;
   if (toolResults !== expected || !answered)
@@ -79,13 +89,7 @@ export async function timeGraph(backend: SqliteBackend, script: TimedScript): Pr
     { configurable, recursionLimit: recursionLimitFor({ maxSteps }) },
   );
   const ms = performance.now() - started;
-  const messages = state.messages as BaseMessage[];
-  assertDone(
-    messages.filter((message) => ToolMessage.isInstance(message)).length,
-    messages.at(-1)?.content === ANSWER,
-    script,
-    "opspilot_graph",
-  );
+  assertAnswered(state.messages as BaseMessage[], script, "opspilot_graph");
   return ms;
 }
 
@@ -125,13 +129,7 @@ export async function timeReactAgent(backend: SqliteBackend, script: TimedScript
   const started = performance.now();
   const state = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
   const ms = performance.now() - started;
-  const messages = state.messages;
-  assertDone(
-    messages.filter((message) => ToolMessage.isInstance(message)).length,
-    messages.at(-1)?.content === ANSWER,
-    script,
-    "create_react_agent",
-  );
+  assertAnswered(state.messages, script, "create_react_agent");
   return ms;
 }
 
@@ -159,11 +157,6 @@ export async function timeBareLoop(script: TimedScript): Promise<number> {
     );
   }
   const ms = performance.now() - started;
-  assertDone(
-    messages.filter((message) => ToolMessage.isInstance(message)).length,
-    messages.at(-1)?.content === ANSWER,
-    script,
-    "bare_loop",
-  );
+  assertAnswered(messages, script, "bare_loop");
   return ms;
 }
