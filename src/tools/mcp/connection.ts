@@ -101,15 +101,21 @@ export class McpConnection {
     const down = () => new ToolError("transient", `MCP server "${name}" is down: ${this.error ?? "unreachable"}.`);
     // Within the backoff a call fails fast instead of spawning or dialing the server again.
     if (!this.connecting && Date.now() < this.nextAttemptAt) throw down();
+    let onAbort = () => undefined as void;
     const aborted = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(new ToolError("cancelled", `The call to MCP server "${name}" was stopped.`));
+      onAbort = () => reject(new ToolError("cancelled", `The call to MCP server "${name}" was stopped.`));
       if (signal.aborted) onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
     });
     aborted.catch(() => undefined);
-    const client = await Promise.race([this.connect(), aborted]);
-    if (!client) throw down();
-    return client;
+    try {
+      const client = await Promise.race([this.connect(), aborted]);
+      if (!client) throw down();
+      return client;
+    } finally {
+      // A signal that outlives the call (a run's) must not gather a listener per connection wait.
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   private connect(): Promise<Client | undefined> {
