@@ -1,15 +1,15 @@
 import pg from "pg";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { ConfigError } from "../contracts/errors.js";
 import { preparePostgresSchema, withSetupLock } from "./postgres-schema.js";
 import { PostgresStorage } from "./postgres-storage.js";
+import { BatchedPostgresSaver } from "./postgres-checkpointer.js";
 
 /** One PostgreSQL database holding checkpoints, the write journal, records, events and run leases. */
 export interface PostgresBackend {
   /** The shared pool. */
   pool: pg.Pool;
-  /** LangGraph's official PostgreSQL checkpointer on that pool. */
-  checkpointer: PostgresSaver;
+  /** LangGraph's official PostgreSQL checkpointer on that pool, saving a checkpoint in one round trip. */
+  checkpointer: BatchedPostgresSaver;
   /** opspilot's own tables on that pool. */
   storage: PostgresStorage;
   /** Ends the pool and resolves once every connection has closed; safe to call more than once. */
@@ -49,7 +49,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     open.add(client);
     client.once("end", () => open.delete(client));
   });
-  const checkpointer = new PostgresSaver(pool);
+  const checkpointer = new BatchedPostgresSaver(pool);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
