@@ -62,6 +62,13 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     channel.push(event);
     return event;
   };
+  const unseen = (messages: BaseMessage[]) => messages.filter((message) => message.id && !seen.has(message.id));
+  // The events of messages, appended together (one round trip on PostgreSQL); true when there were any.
+  const emitAll = async (messages: BaseMessage[]) => {
+    const bodies = messages.flatMap((message) => eventsForMessage(message, options.viewArgs));
+    if (bodies.length > 0) for (const event of await storage.appendEvents(threadId, runId, bodies)) channel.push(event);
+    return bodies.length > 0;
+  };
   // A resume continues the same logical run: metrics must not count it as another one.
   const resuming = options.input instanceof Command;
   // A new message is announced only once a checkpoint holds it, as the run's input (the run's first checkpoint)
@@ -94,7 +101,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     if (!streaming) pushCommitted();
   };
   const stopWatching = options.checkpoints?.beforeSaves(threadId, (values) => {
-    const fresh = ((values.messages ?? []) as BaseMessage[]).filter((message) => message.id && !seen.has(message.id));
+    const fresh = unseen((values.messages ?? []) as BaseMessage[]);
     const bodies = fresh.flatMap((message) => eventsForMessage(message, options.viewArgs));
     if (bodies.length === 0 || storage.appendEventsWithCommit?.(threadId, runId, bodies, keep))
       for (const message of fresh) seen.add(message.id!);
@@ -130,14 +137,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       last = INTERRUPT in values ? undefined : values;
       let emitted = committed.length > 0;
       pushCommitted();
-      for (const message of values.messages ?? []) {
-        if (!message.id || seen.has(message.id)) continue;
-        seen.add(message.id);
-        for (const body of eventsForMessage(message, options.viewArgs)) {
-          await emit(body);
-          emitted = true;
-        }
-      }
+      const fresh = unseen(values.messages ?? []);
+      for (const message of fresh) seen.add(message.id!);
+      if (await emitAll(fresh)) emitted = true;
       // A model or tool that never waits on I/O would keep the event loop busy until the run
       // ends; yielding lets each step's frames reach the client as it happens.
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
@@ -171,10 +173,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     // This process is alive: the run is announced so its error answer has a run to belong to.
     if (announcing) await announcing.catch(() => undefined);
     else await announceOnce();
-    for (const message of await recoverFromError(options, error)) {
-      if (message.id) seen.add(message.id);
-      for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
-    }
+    const repairs = await recoverFromError(options, error);
+    for (const message of repairs) if (message.id) seen.add(message.id);
+    await emitAll(repairs);
   }
   const durationMs = Date.now() - started;
   if (stopReason === "interrupted" || stopReason === "error") {

@@ -57,7 +57,8 @@ export async function endPause(options: {
       options.onEvent?.(event);
     };
     await emit({ type: "run_started", resumed: true });
-    for (const message of messages) for (const body of eventsForMessage(message, options.viewArgs)) await emit(body);
+    const bodies = messages.flatMap((message) => eventsForMessage(message, options.viewArgs));
+    for (const event of await storage.appendEvents(threadId, run.runId, bodies)) options.onEvent?.(event);
     // The run's active time: the wait for the user is not the run's.
     const end = runEnd(run, "cancelled", run.lastActiveAt);
     await storage.recordRunEnd(end);

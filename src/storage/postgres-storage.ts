@@ -128,18 +128,35 @@ export class PostgresStorage implements Storage {
   }
 
   async appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent> {
-    // One statement: the counter row stays locked until the event is committed, so appends
+    const [event] = await this.appendEvents(threadId, runId, [body]);
+    return event!;
+  }
+
+  async appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]> {
+    if (bodies.length === 0) return [];
+    // One statement: the counter row stays locked until the events are committed, so appends
     // from any process get contiguous numbers and commit in order (a reader never sees a gap fill later).
-    const stored = { ...body, threadId, runId };
-    const [row] = await this.rows(
+    const stored = bodies.map((body) => ({ ...body, threadId, runId }));
+    const rows = await this.rows(
       `WITH next AS (
-         INSERT INTO opspilot_event_seqs AS counter VALUES ($1, 1)
-         ON CONFLICT (thread_id) DO UPDATE SET last_seq = counter.last_seq + 1 RETURNING last_seq)
+         INSERT INTO opspilot_event_seqs AS counter VALUES ($1, $3)
+         ON CONFLICT (thread_id) DO UPDATE SET last_seq = counter.last_seq + $3 RETURNING last_seq)
        INSERT INTO opspilot_events (thread_id, seq, run_id, type, body, created_at)
-       SELECT $1, last_seq, $2, $3, $4, $5 FROM next RETURNING seq`,
-      [threadId, runId, body.type, JSON.stringify(stored), Date.now()],
+       SELECT $1, next.last_seq - $3 + event.n, $2, event.type, event.body, $4
+       FROM next, unnest($5::text[], $6::text[]) WITH ORDINALITY AS event(type, body, n)
+       RETURNING seq`,
+      [
+        threadId,
+        runId,
+        bodies.length,
+        Date.now(),
+        bodies.map((body) => body.type),
+        stored.map((event) => JSON.stringify(event)),
+      ],
     );
-    return { ...stored, seq: row!.seq as number } as RunEvent;
+    // The numbers run on from the thread's last, in the order of `bodies`.
+    const first = Math.min(...rows.map((row) => row.seq as number));
+    return stored.map((event, i) => ({ ...event, seq: first + i }) as RunEvent);
   }
 
   async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {

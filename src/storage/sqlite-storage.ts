@@ -215,14 +215,20 @@ export class SqliteStorage implements Storage {
   }
 
   async appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent> {
+    const [event] = await this.appendEvents(threadId, runId, [body]);
+    return event!;
+  }
+
+  async appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]> {
+    if (bodies.length === 0) return [];
     const append = this.db.transaction(() => {
       // An event never gets ahead of the records made before it (a run's end before its run_finished).
       this.drainRecords();
-      return this.insertEvent(threadId, runId, body);
+      return bodies.map((body) => this.insertEvent(threadId, runId, body));
     });
-    const event = append.immediate();
+    const events = append.immediate();
     this.committed();
-    return event;
+    return events;
   }
 
   /** Writes an event with the thread's next sequence number; call it inside a transaction. */

@@ -146,6 +146,8 @@ export interface ThreadStore {
   listThreads(userId: string, limit: number): Promise<ThreadListRow[]>;
   /** Appends an event, stamping the next per-thread sequence number. */
   appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent>;
+  /** Appends events in order, numbered one after another, all or none (one statement where the database allows). */
+  appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]>;
   /**
    * Appends events in the transaction of the checkpointer's next save on the same connection,
    * calling `onAppended` with them, numbered, once it commits; false (and nothing done) where

@@ -80,6 +80,30 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
     expect(await first.storage.eventsAfter("other-thread", 0)).toEqual([]);
   });
 
+  it("numbers batches of events in order, each batch contiguous, when both processes append batches at once", async () => {
+    const batch = (n: number) =>
+      range(1, 3).map((i) => ({
+        type: "assistant_message" as const,
+        messageId: `m${n}-${i}`,
+        content: `batch ${n}, ${i}`,
+      }));
+    const appended = await Promise.all(
+      range(1, 20).map((n) => (n % 2 ? first : second).storage.appendEvents("batch-thread", `run-${n}`, batch(n))),
+    );
+    for (const events of appended) {
+      // Each batch's numbers follow one another, in the order of its bodies.
+      expect(events.map((event) => event.seq)).toEqual(range(events[0]!.seq, events[0]!.seq + 2));
+      expect(events.map((event) => (event as { content: string }).content)).toEqual(
+        batch(Number(events[0]!.runId.slice(4))).map((body) => body.content),
+      );
+    }
+    const stored = await second.storage.eventsAfter("batch-thread", 0);
+    expect(stored.map((event) => event.seq)).toEqual(range(1, 60));
+    expect(stored).toEqual(appended.flat().sort((a, b) => a.seq - b.seq));
+    expect(await first.storage.appendEvents("batch-thread", "run-x", [])).toEqual([]);
+    expect((await first.storage.appendEvent("batch-thread", "run-x", { type: "run_started" })).seq).toBe(61);
+  });
+
   it("gives a thread's lease to one process at a time", async () => {
     const won = await Promise.all([
       first.storage.acquireLease("lease-thread", "run-a", 60_000),
