@@ -6,6 +6,7 @@ import type { ParallelReadsResult, RealisticLatencyResult } from "./latency-rati
 import type { PausedThreadsResult } from "./paused-threads.js";
 import type { StorageResult } from "./storage-size.js";
 import type { ContextTokensResult } from "./context-tokens.js";
+import type { PostgresStepsResult } from "./postgres-steps.js";
 
 /** A ratio may grow this much over its baseline before the gate fails (0.30: 30 %). */
 export const REGRESSION_TOLERANCE = 0.3;
@@ -39,6 +40,8 @@ export interface GateInputs {
   storage: StorageResult;
   pausedThreads: PausedThreadsResult;
   contextTokens: ContextTokensResult;
+  /** Absent where no PostgreSQL server could be started: its ratio is then not checked. */
+  postgres?: PostgresStepsResult;
 }
 
 /**
@@ -62,6 +65,8 @@ export function gatedRatios(inputs: GateInputs): Record<string, number> {
   ratios["storage: checkpoint bytes/step, last 5 / first 5"] = inputs.storage.growth;
   ratios["paused threads: resume, many / few"] = inputs.pausedThreads.resumeRatio;
   ratios["request tokens, bounded: last 10 steps / the 10 before"] = inputs.contextTokens.boundedGrowth;
+  if (inputs.postgres)
+    ratios["postgres: opspilot / PostgresSaver ms per step, delayed"] = inputs.postgres.ratios.delayed;
   return ratios;
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../src/storage/open-sqlite.js";
-import { median, round } from "./stats.js";
+import { pairedRounds, round } from "./stats.js";
 import { timeBareLoop, timeGraph, timeReactAgent, timeRuntime, type TimedScript } from "./timed-loop.js";
 
 /** How the latency measures run. */
@@ -35,29 +35,6 @@ export interface RealisticLatencyResult {
   reactAgentMs: number;
   /** Median of the per-round ratios `createReactAgent` / bare loop. */
   reactAgentRatio: number;
-}
-
-/**
- * Times each side once per round after one untimed run each, the order rotating from round to
- * round so whatever else the machine does spreads over all sides; returns each side's median
- * and the median of its per-round ratios over the first side.
- */
-async function pairedRounds(
-  rounds: number,
-  sides: Array<() => Promise<number>>,
-): Promise<Array<{ ms: number; ratio: number }>> {
-  for (const side of sides) await side();
-  const times: number[][] = sides.map(() => []);
-  for (let round = 0; round < rounds; round += 1) {
-    for (let turn = 0; turn < sides.length; turn += 1) {
-      const side = (round + turn) % sides.length;
-      times[side]!.push(await sides[side]!());
-    }
-  }
-  return times.map((values) => ({
-    ms: median(values),
-    ratio: median(values.map((value, i) => value / times[0]![i]!)),
-  }));
 }
 
 /** Measures parallel reads and realistic latency on one temp SQLite file. */

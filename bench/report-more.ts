@@ -4,6 +4,7 @@ import { table } from "./report.js";
 import type { StartupResult } from "./startup.js";
 import { CATEGORIES } from "./sqlite-bytes.js";
 import type { StorageResult } from "./storage-size.js";
+import type { PostgresStepsResult, PostgresStepsRow } from "./postgres-steps.js";
 
 /** Parallel reads, realistic latency and many paused threads: one row each, the ratio last. */
 export function measuresTable(
@@ -70,4 +71,25 @@ export function startupTable(result: StartupResult): string {
       ["node dist/main.js until /healthz answers", result.serverReadyMs.toFixed(0), range(result.samples.serverReady)],
     ],
   );
+}
+
+/** The runtime on PostgreSQL: each checkpointer on each network, then the ratios. */
+export function postgresTable(result: PostgresStepsResult): string {
+  const network = (row: PostgresStepsRow) =>
+    row.network === "loopback" ? "loopback" : `+${result.delayMs} ms each way (RTT ${result.delayedRoundTripMs} ms)`;
+  const saver = (row: PostgresStepsRow) =>
+    row.saver === "opspilot" ? "opspilot (BatchedPostgresSaver)" : "LangGraph PostgresSaver";
+  return [
+    table(
+      ["checkpointer", "network", "ms/step", "statements/step"],
+      result.rows.map((row) => [saver(row), network(row), row.msPerStep.toFixed(2), row.statementsPerStep.toFixed(1)]),
+    ),
+    table(
+      ["compared (ms per step)", "ratio"],
+      [
+        ["opspilot / PostgresSaver, loopback", result.ratios.loopback.toFixed(2)],
+        [`opspilot / PostgresSaver, +${result.delayMs} ms each way`, result.ratios.delayed.toFixed(2)],
+      ],
+    ),
+  ].join("\n");
 }

@@ -19,7 +19,8 @@ import { runLatency, type LatencyOptions } from "./latency-ratios.js";
 import { runPausedThreads, type PausedThreadsOptions } from "./paused-threads.js";
 import { runStartup, type StartupOptions } from "./startup.js";
 import { runStorage, type StorageOptions } from "./storage-size.js";
-import { measuresTable, startupTable, storageTable } from "./report-more.js";
+import { measuresTable, postgresTable, startupTable, storageTable } from "./report-more.js";
+import { runPostgresSteps, type PostgresStepsOptions } from "./postgres-steps.js";
 
 const quick = process.argv.includes("--quick");
 const gate = process.argv.includes("--gate");
@@ -49,6 +50,8 @@ const contextTokensOptions: ContextTokensOptions = {
   windowTokens: 32_000,
 };
 
+// A stand-in for a database across a network: 1 ms each way, about a 2 ms round trip here.
+const postgresOptions: PostgresStepsOptions = { steps: 10, rounds: quick ? 3 : 7, delayMs: 1 };
 const latencyOptions: LatencyOptions = { rounds: quick ? 3 : 7 };
 const storageOptions: StorageOptions = { threads: quick ? 10 : 50, longSteps: 40 };
 // 1,000 paused threads and 11 resumes in --quick too: the count is the measurement, and the gate reads the fastest resume.
@@ -66,6 +69,7 @@ async function gatedAgain(progress: (line: string) => void): Promise<Record<stri
   const latency = await runLatency(latencyOptions, progress);
   const storage = await runStorage(storageOptions, progress);
   const pausedThreads = await runPausedThreads(pausedOptions, progress);
+  const postgres = await runPostgresSteps(postgresOptions, progress);
   return gatedRatios({
     stepCost,
     stepRatios: stepRatios(stepCost),
@@ -74,6 +78,7 @@ async function gatedAgain(progress: (line: string) => void): Promise<Record<stri
     storage,
     pausedThreads,
     contextTokens,
+    postgres,
   });
 }
 
@@ -98,6 +103,7 @@ async function main(): Promise<void> {
   const latency = await runLatency(latencyOptions, progress);
   const storage = await runStorage(storageOptions, progress);
   const pausedThreads = await runPausedThreads(pausedOptions, progress);
+  const postgres = await runPostgresSteps(postgresOptions, progress);
   const startup = await runStartup(startupOptions, progress);
   const stepCostRatios = stepRatios(stepCost);
   const loadCompared = loadRatios(load);
@@ -152,6 +158,11 @@ async function main(): Promise<void> {
   );
   console.log(storageTable(storage));
   console.log(
+    postgres
+      ? `\nPostgreSQL: opspilot's runtime, ${postgresOptions.steps} tool-calling steps per run (scripted zero-latency model), median of ${postgresOptions.rounds} rounds, on a private PostgreSQL server (fsync off), reached directly and through a proxy that delays each direction; statements counted over one run\n${postgresTable(postgres)}`
+      : "\nPostgreSQL: skipped (no PostgreSQL server binaries, or OPSPILOT_SKIP_POSTGRES=1)",
+  );
+  console.log(
     `\nStart-up: compiled output (node dist/...), median of ${startupOptions.runs} cold starts, each on a new database`,
   );
   console.log(startupTable(startup));
@@ -163,6 +174,7 @@ async function main(): Promise<void> {
     storage,
     pausedThreads,
     contextTokens,
+    postgres,
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(
@@ -192,6 +204,7 @@ async function main(): Promise<void> {
     realisticLatency: { options: latencyOptions, result: latency.realisticLatency },
     storage: { options: storageOptions, result: storage },
     pausedThreads: { options: pausedOptions, result: pausedThreads },
+    postgres: { options: postgresOptions, result: postgres ?? null },
     startup: { options: startupOptions, result: startup },
     gatedRatios: gated,
   };

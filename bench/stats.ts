@@ -13,6 +13,29 @@ export function median(values: readonly number[]): number {
   return quantile(values, 0.5);
 }
 
+/**
+ * Times each side once per round after one untimed run each, the order rotating from round to
+ * round so whatever else the machine does spreads over all sides; returns each side's median
+ * and the median of its per-round ratios over the first side.
+ */
+export async function pairedRounds(
+  rounds: number,
+  sides: Array<() => Promise<number>>,
+): Promise<Array<{ ms: number; ratio: number }>> {
+  for (const side of sides) await side();
+  const times: number[][] = sides.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (let turn = 0; turn < sides.length; turn += 1) {
+      const side = (round + turn) % sides.length;
+      times[side]!.push(await sides[side]!());
+    }
+  }
+  return times.map((values) => ({
+    ms: median(values),
+    ratio: median(values.map((value, i) => value / times[0]![i]!)),
+  }));
+}
+
 /** Mean of `values`. */
 export function mean(values: readonly number[]): number {
   return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
