@@ -169,18 +169,42 @@ async function record(
     maskedJson: Map<string, string>;
   },
 ) {
-  for (const call of options.batchCalls) {
+  const finished = options.batchCalls.flatMap((call) => {
     const outcome = options.outcomes.get(call.callId);
-    if (!outcome) continue;
-    // Stored masked: the result is served to clients and the model; only the journal keeps raw values.
-    if (outcome.kind === "observation" && outcome.observation.ok)
-      await storage.saveResult(
-        options.threadId,
-        call.callId,
-        call.tool,
-        options.masked.get(call.callId),
-        options.maskedJson.get(call.callId),
-      );
+    return outcome ? [{ call, outcome }] : [];
+  });
+  // The results and the calls' records are apart (a round trip each on PostgreSQL): written side by side.
+  await Promise.all([saveResults(storage, options, finished), recordToolCalls(storage, options, finished)]);
+}
+
+/** Stores the successful results, masked: they are served to clients and the model; only the journal keeps raw values. */
+async function saveResults(
+  storage: Storage,
+  options: { threadId: string; masked: Map<string, unknown>; maskedJson: Map<string, string> },
+  finished: Array<{ call: PlannedCall; outcome: CallOutcome }>,
+) {
+  await Promise.all(
+    finished
+      .filter(({ outcome }) => outcome.kind === "observation" && outcome.observation.ok)
+      .map(({ call }) =>
+        storage.saveResult(
+          options.threadId,
+          call.callId,
+          call.tool,
+          options.masked.get(call.callId),
+          options.maskedJson.get(call.callId),
+        ),
+      ),
+  );
+}
+
+/** Records each call, one after another: the records list a step's calls in the order the model made them. */
+async function recordToolCalls(
+  storage: Storage,
+  options: { runId: string; threadId: string },
+  finished: Array<{ call: PlannedCall; outcome: CallOutcome }>,
+) {
+  for (const { call, outcome } of finished) {
     const errorCode =
       outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
     await storage.recordToolCall({

@@ -5,6 +5,8 @@ import {
   type ChannelVersions,
   type Checkpoint,
   type CheckpointMetadata,
+  type CheckpointListOptions,
+  type CheckpointTuple,
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -19,25 +21,76 @@ const TABLES = {
 /** Rows one statement inserts at most; PostgreSQL takes up to 65,535 parameters a statement. */
 const ROWS_PER_STATEMENT = 1_000;
 
-/** `$n, $n+1, …` groups of `width` for `rows` rows, numbered from `first`. */
-function valuesList(rows: number, width: number, first = 1): string {
-  return Array.from(
-    { length: rows },
-    (_, row) => `(${Array.from({ length: width }, (_, column) => `$${first + row * width + column}`).join(", ")})`,
-  ).join(", ");
+/**
+ * How long a task's writes wait for the checkpoint that follows them before they are saved on
+ * their own. With durability "sync" that checkpoint comes as soon as the step's tasks are done.
+ */
+const HELD_WRITES_MS = 50;
+
+/** A task's writes, serialized, waiting for the checkpoint after them. */
+interface HeldTask {
+  checkpointId: string;
+  /** Its rows, serialized (registered before they are, so a read at once still finds them). */
+  rows: Promise<unknown[][]>;
+  heldAt: number;
+  /** Settles the task's `putWrites` once its rows are committed. */
+  settle: (error?: unknown) => void;
 }
 
+/** `rows` as a VALUES list whose parameters are appended to `params`. */
+function valuesOf(rows: unknown[][], params: unknown[]): string {
+  return rows.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(", ")})`).join(", ");
+}
+
+/** A writes row's key within its checkpoint: task and index. */
+const writeKey = (row: unknown[]) => `${String(row[3])}\u0000${String(row[4])}`;
+
+/** The rows with the last of each key, as `PostgresSaver`'s upserts one after another leave them. */
+function lastOfEachKey(rows: unknown[][]): unknown[][] {
+  return [...new Map(rows.map((row) => [writeKey(row), row])).values()];
+}
+
+/** Whether any row of `a` has the key of a row of `b`. */
+function sharesKey(a: unknown[][], b: unknown[][]): boolean {
+  const keys = new Set(a.map(writeKey));
+  return b.some((row) => keys.has(writeKey(row)));
+}
+
+const threadKey = (threadId: string, namespace: string) => `${threadId}\u0000${namespace}`;
+
+const INSERT_WRITES = `INSERT INTO ${TABLES.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)`;
+const INSERT_BLOBS = `INSERT INTO ${TABLES.blobs} (thread_id, checkpoint_ns, channel, version, type, blob)`;
+const UPSERT_CHECKPOINT = `INSERT INTO ${TABLES.checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+/** A task's writes never replace its earlier ones; a pause's or an error's do (as in `PostgresSaver`). */
+const ON_WRITE_CONFLICT = "ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
+const KEEP_FIRST = `${ON_WRITE_CONFLICT} DO NOTHING`;
+const REPLACE = `${ON_WRITE_CONFLICT} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`;
+
 /**
- * LangGraph's official PostgreSQL checkpointer, saving each checkpoint and each task's writes in
- * one statement instead of a transaction of one statement per row. `PostgresSaver.put` sends
- * BEGIN, an INSERT per changed channel, the checkpoint's INSERT and COMMIT, each a round trip,
- * and `putWrites` an INSERT per write between BEGIN and COMMIT: about 23 round trips a step of
- * opspilot's loop. Here the changed channels ride in a data-modifying `WITH` of the
- * checkpoint's INSERT, and a task's writes are one multi-row INSERT: one round trip each, as
- * atomic as the transaction was (a single statement commits whole or not at all). The rows and
- * the SQL's conflict handling are `PostgresSaver`'s own, so either class reads what the other wrote.
+ * LangGraph's official PostgreSQL checkpointer, saving a step in one statement where
+ * `PostgresSaver` sends a transaction of one statement per row. `PostgresSaver.put` sends BEGIN,
+ * an INSERT per changed channel, the checkpoint's INSERT and COMMIT, each a round trip, and
+ * `putWrites` an INSERT per write between BEGIN and COMMIT: about 23 round trips a step of
+ * opspilot's loop. Here a task's writes wait (at most 50 ms) for the checkpoint that follows
+ * them, and that checkpoint's INSERT carries them and the changed channels in data-modifying
+ * `WITH`s: one round trip for the step's superstep, as atomic as the transactions were (a single
+ * statement commits whole or not at all). The task's `putWrites` settles when that statement
+ * commits. A pause's or an error's writes, which no checkpoint follows, are saved at once, and
+ * a thread's waiting writes are saved before it is read. The rows and their conflict handling
+ * are `PostgresSaver`'s own, so either class reads what the other wrote.
+ *
+ * A process killed while a task's writes wait loses them, as it would lose a task that had not
+ * finished: the step runs again from the checkpoint before it (a write tool's journal keeps a
+ * write from running twice).
  */
 export class BatchedPostgresSaver extends PostgresSaver {
+  /** Writes waiting for their checkpoint, by thread and namespace, in the order they came. */
+  private readonly held = new Map<string, HeldTask[]>();
+
+  private timer: NodeJS.Timeout | undefined;
+
   constructor(private readonly connections: pg.Pool) {
     super(connections);
   }
@@ -54,46 +107,158 @@ export class BatchedPostgresSaver extends PostgresSaver {
       this._dumpBlobs(threadId, namespace, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
     ]);
-    // More channels than one statement takes (never in opspilot's graph): PostgresSaver's own transaction.
-    if (blobs.length > ROWS_PER_STATEMENT) return super.put(config, checkpoint, metadata, newVersions);
-    const upsertCheckpoint = `INSERT INTO ${TABLES.checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-      VALUES ($1, $2, $3, $4, $5, $6)
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
-    // A data-modifying WITH runs once and to completion, whether or not the INSERT after it reads it.
-    const text =
-      blobs.length === 0
-        ? upsertCheckpoint
-        : `WITH blobs AS (
-            INSERT INTO ${TABLES.blobs} (thread_id, checkpoint_ns, channel, version, type, blob)
-            VALUES ${valuesList(blobs.length, 6, 7)}
-            ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)
-          ${upsertCheckpoint}`;
-    const checkpointRow = [
-      threadId,
-      namespace,
-      checkpoint.id,
-      parentId,
-      this._dumpCheckpoint(checkpoint),
-      serializedMetadata,
-    ];
-    await this.connections.query(text, [...checkpointRow, ...blobs.flat()]);
+    // The writes of this checkpoint's tasks (made against an older one) go with it; a later checkpoint's wait.
+    const key = threadKey(threadId, namespace);
+    const folded: HeldTask[] = [];
+    const kept: HeldTask[] = [];
+    for (const task of this.takeHeld(key)) (task.checkpointId < checkpoint.id ? folded : kept).push(task);
+    if (kept.length > 0) this.held.set(key, kept);
+    try {
+      const writes = (await Promise.all(folded.map((task) => task.rows))).flat();
+      if (blobs.length + writes.length > ROWS_PER_STATEMENT) {
+        // More rows than one statement takes (never in opspilot's graph): PostgresSaver's own transactions.
+        await this.insertWrites(writes, KEEP_FIRST);
+        await super.put(config, checkpoint, metadata, newVersions);
+      } else {
+        const params: unknown[] = [
+          threadId,
+          namespace,
+          checkpoint.id,
+          parentId,
+          this._dumpCheckpoint(checkpoint),
+          serializedMetadata,
+        ];
+        // A data-modifying WITH runs once and to completion, whether or not the statement reads it.
+        const parts = [
+          ...(blobs.length > 0
+            ? [
+                `blobs AS (${INSERT_BLOBS} VALUES ${valuesOf(blobs, params)} ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)`,
+              ]
+            : []),
+          ...(writes.length > 0
+            ? [`writes AS (${INSERT_WRITES} VALUES ${valuesOf(writes, params)} ${KEEP_FIRST})`]
+            : []),
+        ];
+        await this.connections.query(
+          `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`,
+          params,
+        );
+      }
+    } catch (error) {
+      for (const task of folded) task.settle(error);
+      throw error;
+    }
+    for (const task of folded) task.settle();
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
     if (writes.length === 0) return;
-    if (writes.length > ROWS_PER_STATEMENT) return super.putWrites(config, writes, taskId);
-    const { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId } = config.configurable ?? {};
-    // A pause's or an error's writes replace the earlier ones of the task; other writes never do.
-    const conflict = writes.every(([channel]) => channel in WRITES_IDX_MAP)
-      ? "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob"
-      : "DO NOTHING";
-    const rows = await this._dumpWrites(threadId, namespace, checkpointId, taskId, writes);
-    await this.connections.query(
-      `INSERT INTO ${TABLES.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-        VALUES ${valuesList(rows.length, 8)}
-        ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${conflict}`,
-      rows.flat(),
-    );
+    const {
+      thread_id: threadId,
+      checkpoint_ns: namespace = "",
+      checkpoint_id: checkpointId,
+    } = config.configurable ?? {};
+    if (!threadId) throw new Error("Missing thread_id field in config.configurable.");
+    if (!checkpointId) throw new Error("Missing checkpoint_id field in config.configurable.");
+    const rows = this._dumpWrites(threadId, namespace, checkpointId, taskId, writes);
+    // A value that cannot be serialized fails the statement that saves it, and the putWrites waiting on it.
+    rows.catch(() => undefined);
+    const key = threadKey(threadId, namespace);
+    // A pause's or an error's writes end the step with no checkpoint after them: saved now, with what waits.
+    if (writes.every(([channel]) => channel in WRITES_IDX_MAP)) return this.saveHeld(key, lastOfEachKey(await rows));
+    return new Promise((resolve, reject) => {
+      const task = {
+        checkpointId,
+        rows,
+        heldAt: Date.now(),
+        settle: (error?: unknown) => (error === undefined ? resolve() : reject(error)),
+      };
+      const waiting = this.held.get(key);
+      if (waiting) waiting.push(task);
+      else this.held.set(key, [task]);
+      this.scheduleSave();
+    });
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.saveHeldOf(config.configurable?.thread_id as string | undefined);
+    return super.getTuple(config);
+  }
+
+  override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    await this.saveHeldOf(config.configurable?.thread_id as string | undefined);
+    yield* super.list(config, options);
+  }
+
+  override async deleteThread(threadId: string): Promise<void> {
+    await this.saveHeldOf(threadId);
+    await super.deleteThread(threadId);
+  }
+
+  /** Saves what still waits, then closes the pool. */
+  override async end(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.saveHeldOf(undefined);
+    await super.end();
+  }
+
+  /** Saves a thread's waiting writes, and `replacing` (a pause's or an error's) after them, in one statement. */
+  private async saveHeld(key: string, replacing: unknown[][] = []): Promise<void> {
+    const held = this.takeHeld(key);
+    try {
+      const rows = (await Promise.all(held.map((task) => task.rows))).flat();
+      if (rows.length + replacing.length > ROWS_PER_STATEMENT) {
+        await this.insertWrites(rows, KEEP_FIRST);
+        await this.insertWrites(replacing, REPLACE);
+      } else if (rows.length + replacing.length > 0) {
+        const params: unknown[] = [];
+        const first = rows.length > 0 ? `${INSERT_WRITES} VALUES ${valuesOf(rows, params)} ${KEEP_FIRST}` : "";
+        const second = replacing.length > 0 ? `${INSERT_WRITES} VALUES ${valuesOf(replacing, params)} ${REPLACE}` : "";
+        // One statement cannot write a row twice: waiting rows the replacing ones would replace go first, alone.
+        if (first && second && sharesKey(rows, replacing)) {
+          await this.insertWrites(rows, KEEP_FIRST);
+          await this.insertWrites(replacing, REPLACE);
+        } else
+          await this.connections.query(first && second ? `WITH held AS (${first}) ${second}` : first || second, params);
+      }
+    } catch (error) {
+      for (const task of held) task.settle(error);
+      throw error;
+    }
+    for (const task of held) task.settle();
+  }
+
+  /** Inserts writes rows in statements of at most `ROWS_PER_STATEMENT`, each committed alone. */
+  private async insertWrites(rows: unknown[][], conflict: string): Promise<void> {
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      const params: unknown[] = [];
+      const values = valuesOf(rows.slice(start, start + ROWS_PER_STATEMENT), params);
+      await this.connections.query(`${INSERT_WRITES} VALUES ${values} ${conflict}`, params);
+    }
+  }
+
+  /** Saves the waiting writes of a thread's namespaces (of every thread, without one). */
+  private async saveHeldOf(threadId: string | undefined): Promise<void> {
+    for (const key of [...this.held.keys()])
+      if (threadId === undefined || key.startsWith(threadKey(threadId, ""))) await this.saveHeld(key);
+  }
+
+  /** Saves, in a while, the writes no checkpoint took meanwhile (a step that failed or stopped, and nothing read it). */
+  private scheduleSave(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const due = Date.now() - HELD_WRITES_MS;
+      for (const [key, held] of [...this.held]) if (held[0]!.heldAt <= due) this.saveHeld(key).catch(() => undefined);
+      if (this.held.size > 0) this.scheduleSave();
+    }, HELD_WRITES_MS);
+  }
+
+  private takeHeld(key: string): HeldTask[] {
+    const held = this.held.get(key) ?? [];
+    this.held.delete(key);
+    return held;
   }
 }

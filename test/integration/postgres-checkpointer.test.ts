@@ -41,12 +41,10 @@ function checkpointWith(channels: number): { checkpoint: Checkpoint; versions: R
 describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
   let cluster: PostgresCluster;
   let backend: PostgresBackend;
-  let stock: PostgresSaver;
 
   beforeAll(async () => {
     cluster = await startPostgresCluster();
     backend = await openPostgres(cluster.url);
-    stock = new PostgresSaver(backend.pool);
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       if (counting) sent.push(typeof args[0] === "string" ? args[0] : String((args[0] as { text?: string }).text));
       return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
@@ -73,42 +71,71 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
     return [...sent];
   }
 
-  it("saves a checkpoint in one statement and a task's writes in one, where PostgresSaver sends one per row", async () => {
+  it("saves a step, its task's writes with the checkpoint after them, in one statement where PostgresSaver sends one per row", async () => {
     const saver = backend.checkpointer;
     expect(saver).toBeInstanceOf(BatchedPostgresSaver);
-    const config = { configurable: { thread_id: "round-trips", checkpoint_ns: "" } };
-    const { checkpoint, versions } = checkpointWith(5);
     const metadata = { source: "loop" as const, step: 1, parents: {} };
-
-    const batched = await statementsOf(() => saver.put(config, checkpoint, metadata, versions));
-    expect(batched).toHaveLength(1);
-    const stockPut = await statementsOf(() =>
-      stock.put(
-        { configurable: { thread_id: "round-trips-stock", checkpoint_ns: "" } },
-        checkpoint,
-        metadata,
-        versions,
-      ),
-    );
-    // BEGIN, five blobs, the checkpoint, COMMIT.
-    expect(stockPut).toHaveLength(8);
-
     const writes: Array<[string, unknown]> = [
       ["notes", ["a"]],
       ["count", 1],
       ["branch:to:write", null],
     ];
-    const saved = { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
-    expect(await statementsOf(() => saver.putWrites(saved, writes, "task-1"))).toHaveLength(1);
-    expect(await statementsOf(() => stock.putWrites(saved, writes, "task-2"))).toHaveLength(5);
+    const { checkpoint: first, versions } = checkpointWith(5);
+    const { checkpoint: next } = checkpointWith(5);
+    const stepOf = async (target: PostgresSaver, threadId: string) => {
+      const config = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+      const put = await statementsOf(() => target.put(config, first, metadata, versions));
+      const saved = { configurable: { ...config.configurable, checkpoint_id: first.id } };
+      // As LangGraph does: the task's writes, then, without waiting for them, the checkpoint after its step.
+      const step = await statementsOf(() =>
+        Promise.all([target.putWrites(saved, writes, "task-1"), target.put(saved, next, metadata, { count: 2 })]),
+      );
+      return { put, step, saved };
+    };
+    const batched = await stepOf(saver, "round-trips");
+    expect(batched.put).toHaveLength(1);
+    expect(batched.step).toHaveLength(1);
+    const stock = await stepOf(new PostgresSaver(backend.pool), "round-trips-stock");
+    // BEGIN, five blobs, the checkpoint, COMMIT; then BEGIN, three writes, COMMIT and BEGIN, a blob, the checkpoint, COMMIT.
+    expect(stock.put).toHaveLength(8);
+    expect(stock.step).toHaveLength(9);
 
     // What either wrote reads back the same through the other.
-    const read = await stock.getTuple(saved);
-    expect(read?.checkpoint.channel_values).toEqual(checkpoint.channel_values);
-    expect(read?.pendingWrites).toEqual(await saver.getTuple(saved).then((tuple) => tuple?.pendingWrites));
-    expect(
-      read?.pendingWrites?.filter(([task]) => task === "task-1").map(([, channel, value]) => [channel, value]),
-    ).toEqual(writes);
+    const read = await new PostgresSaver(backend.pool).getTuple(batched.saved);
+    expect(read?.checkpoint.channel_values).toEqual(first.channel_values);
+    expect(read?.pendingWrites?.map(([task, channel, value]) => [task, channel, value])).toEqual(
+      writes.map(([channel, value]) => ["task-1", channel, value]),
+    );
+    expect(await saver.getTuple(stock.saved).then((tuple) => tuple?.pendingWrites)).toEqual(read?.pendingWrites);
+  });
+
+  it("saves writes no checkpoint follows on their own within 50 ms, and before their thread is read", async () => {
+    const saver = backend.checkpointer;
+    const { checkpoint, versions } = checkpointWith(1);
+    const metadata = { source: "loop" as const, step: 1, parents: {} };
+    const countWrites = async (threadId: string) =>
+      (await backend.pool.query("SELECT count(*)::int AS n FROM checkpoint_writes WHERE thread_id = $1", [threadId]))
+        .rows[0].n as number;
+    for (const threadId of ["alone", "read"]) {
+      const config = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+      await saver.put(config, checkpoint, metadata, versions);
+    }
+    const alone = saver.putWrites(
+      { configurable: { thread_id: "alone", checkpoint_ns: "", checkpoint_id: checkpoint.id } },
+      [["count", 7]],
+      "t",
+    );
+    expect(await countWrites("alone")).toBe(0);
+    await alone;
+    expect(await countWrites("alone")).toBe(1);
+
+    const read = { configurable: { thread_id: "read", checkpoint_ns: "", checkpoint_id: checkpoint.id } };
+    const waiting = saver.putWrites(read, [["count", 8]], "t");
+    expect((await saver.getTuple(read))?.pendingWrites).toEqual([["t", "count", 8]]);
+    await waiting;
+    await expect(saver.putWrites({ configurable: { thread_id: "read" } }, [["count", 9]], "t")).rejects.toThrow(
+      "Missing checkpoint_id",
+    );
   });
 
   it("runs a graph to a pause and through its resume with the same state and writes as PostgresSaver", async () => {
@@ -131,6 +158,7 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
       };
     };
     const batched = await runOn(backend.checkpointer, "graph-batched");
+    const stock = new PostgresSaver(backend.pool);
     const reference = await runOn(stock, "graph-stock");
     expect(batched.paused).toEqual(reference.paused);
     expect(batched.paused.next).toEqual(["ask"]);
