@@ -49,11 +49,14 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     open.add(client);
     client.once("end", () => open.delete(client));
   });
-  const checkpointer = new BatchedPostgresSaver(pool);
+  // A step's records and events commit with the step's checkpoint: one round trip where there were several.
+  const storage = new PostgresStorage(pool, { deferRecords: true });
+  const checkpointer = new BatchedPostgresSaver(pool, { alsoCommit: () => storage.drainRecords() });
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       const closed = [...open].map((client) => new Promise((resolve) => client.once("end", resolve)));
+      await storage.flushRecords().catch(() => undefined);
       await checkpointer.end();
       await Promise.all(closed);
     })());
@@ -67,5 +70,5 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || String(error);
     throw new ConfigError(`Cannot set up PostgreSQL at ${redact(url)}: ${reason}`);
   }
-  return { pool, checkpointer, storage: new PostgresStorage(pool), close };
+  return { pool, checkpointer, storage, close };
 }

@@ -10,6 +10,8 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import type { DrainedRecords } from "./postgres-storage.js";
+import { runTogether, withLiterals } from "./postgres-literal.js";
 
 /** The checkpointer's tables, in the schema `PostgresSaver` uses by default. */
 const TABLES = {
@@ -68,6 +70,16 @@ const ON_WRITE_CONFLICT = "ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id,
 const KEEP_FIRST = `${ON_WRITE_CONFLICT} DO NOTHING`;
 const REPLACE = `${ON_WRITE_CONFLICT} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`;
 
+/** How a `BatchedPostgresSaver` saves. */
+export interface BatchedPostgresSaverOptions {
+  /**
+   * Records to commit with each checkpoint, before it, in its transaction (opspilot's step
+   * records and events: see `PostgresStorage.drainRecords`). With records, the save is one
+   * simple query of several statements, values written in; a failure rolls it all back.
+   */
+  alsoCommit?: () => DrainedRecords | undefined;
+}
+
 /**
  * LangGraph's official PostgreSQL checkpointer, saving a step in one statement where
  * `PostgresSaver` sends a transaction of one statement per row. `PostgresSaver.put` sends BEGIN,
@@ -91,8 +103,14 @@ export class BatchedPostgresSaver extends PostgresSaver {
 
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly connections: pg.Pool) {
+  private readonly alsoCommit: () => DrainedRecords | undefined;
+
+  constructor(
+    private readonly connections: pg.Pool,
+    options: BatchedPostgresSaverOptions = {},
+  ) {
     super(connections);
+    this.alsoCommit = options.alsoCommit ?? (() => undefined);
   }
 
   override async put(
@@ -113,10 +131,18 @@ export class BatchedPostgresSaver extends PostgresSaver {
     const kept: HeldTask[] = [];
     for (const task of this.takeHeld(key)) (task.checkpointId < checkpoint.id ? folded : kept).push(task);
     if (kept.length > 0) this.held.set(key, kept);
+    const records = this.alsoCommit();
+    let recorded = false;
     try {
       const writes = (await Promise.all(folded.map((task) => task.rows))).flat();
+      if (records) await records.previous;
       if (blobs.length + writes.length > ROWS_PER_STATEMENT) {
         // More rows than one statement takes (never in opspilot's graph): PostgresSaver's own transactions.
+        if (records) {
+          const results = await runTogether(this.connections, records.statements);
+          recorded = true;
+          records.committed(results);
+        }
         await this.insertWrites(writes, KEEP_FIRST);
         await super.put(config, checkpoint, metadata, newVersions);
       } else {
@@ -139,12 +165,17 @@ export class BatchedPostgresSaver extends PostgresSaver {
             ? [`writes AS (${INSERT_WRITES} VALUES ${valuesOf(writes, params)} ${KEEP_FIRST})`]
             : []),
         ];
-        await this.connections.query(
-          `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`,
-          params,
-        );
+        const text = `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`;
+        if (!records) await this.connections.query(text, params);
+        else {
+          // The records first, then the checkpoint, in one transaction and one round trip.
+          const results = await runTogether(this.connections, [...records.statements, withLiterals(text, params)]);
+          recorded = true;
+          records.committed(results.slice(0, records.statements.length));
+        }
       }
     } catch (error) {
+      if (!recorded) records?.failed();
       for (const task of folded) task.settle(error);
       throw error;
     }

@@ -15,6 +15,7 @@ import { journalEntryFromRow } from "./journal-row.js";
 import { LEASE_OWNER, ownerMayBeAlive } from "./lease-owner.js";
 import type { DailyUsage, JournalEntry, RecordsSummary, Recorder, Storage } from "./types.js";
 import { utcDay } from "./usage-day.js";
+import { runTogether, withLiterals } from "./postgres-literal.js";
 import type { Observation } from "../contracts/observation.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import { decisionValues } from "./decision-row.js";
@@ -35,12 +36,148 @@ const types: pg.CustomTypesConfig = {
 const NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
 
 /**
+ * One statement appending events: the counter row stays locked until the events are committed,
+ * so appends from any process get contiguous numbers and commit in order (a reader never sees a
+ * gap fill later). `numbered` reads their numbers from the statement's result.
+ */
+function eventsAppend(threadId: string, runId: string, bodies: RunEventBody[]) {
+  const stored = bodies.map((body) => ({ ...body, threadId, runId }));
+  return {
+    text: `WITH next AS (
+         INSERT INTO opspilot_event_seqs AS counter VALUES ($1, $3)
+         ON CONFLICT (thread_id) DO UPDATE SET last_seq = counter.last_seq + $3 RETURNING last_seq)
+       INSERT INTO opspilot_events (thread_id, seq, run_id, type, body, created_at)
+       SELECT $1, next.last_seq - $3 + event.n, $2, event.type, event.body, $4
+       FROM next, unnest($5::text[], $6::text[]) WITH ORDINALITY AS event(type, body, n)
+       RETURNING seq`,
+    values: [
+      threadId,
+      runId,
+      bodies.length,
+      Date.now(),
+      bodies.map((body) => body.type),
+      stored.map((event) => JSON.stringify(event)),
+    ],
+    // The numbers run on from the thread's last, in the order of `bodies`.
+    numbered: (result: pg.QueryResult): RunEvent[] => {
+      const first = Math.min(...result.rows.map((row: Row) => Number(row.seq)));
+      return stored.map((event, i) => ({ ...event, seq: first + i }) as RunEvent);
+    },
+  };
+}
+
+/** How a `PostgresStorage` writes its records. */
+export interface PostgresStorageOptions {
+  /**
+   * Hold record writes (steps, tool calls, results, a run's start and end, events given to
+   * `appendEventsWithCommit`) for the checkpointer's next save, which runs them in its
+   * transaction (see `drainRecords`); what no save takes by the next event-loop turn commits on
+   * its own. Off: each record is a statement of its own.
+   */
+  deferRecords?: boolean;
+}
+
+/** A record's statement (its values written in), waiting for a commit. */
+interface WaitingRecord {
+  sql: string;
+  /** Told the statement's result once it has committed. */
+  onCommitted?: (result: pg.QueryResult) => void;
+}
+
+/** Records taken by a save: run them, in order, in its transaction, after `previous`. */
+export interface DrainedRecords {
+  /** The statements, values written in (see `withLiterals`), in the order they were made. */
+  statements: string[];
+  /** The commit of the records taken before these: they must commit first. */
+  previous: Promise<void>;
+  /** Call with the statements' results once the transaction committed. */
+  committed(results: pg.QueryResult[]): void;
+  /** Call when it did not: the records wait again, for the next save or read. */
+  failed(): void;
+}
+
+/**
  * Storage on a pg pool to the checkpoints' PostgreSQL database, with the semantics of
  * `SqliteStorage`, safe when several processes share the database. The schema must exist
  * (`openPostgres` prepares it).
  */
 export class PostgresStorage implements Storage {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly deferRecords: boolean;
+
+  /** Record statements waiting for a commit, in the order they were made. */
+  private waiting: WaitingRecord[] = [];
+
+  /** The commit of the records last taken (by a save or on their own). */
+  private inFlight: Promise<void> = Promise.resolve();
+
+  private drainScheduled = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresStorageOptions = {},
+  ) {
+    this.deferRecords = options.deferRecords ?? false;
+  }
+
+  /** Takes the records waiting, for a save to run in its transaction; undefined when none wait. */
+  drainRecords(): DrainedRecords | undefined {
+    if (this.waiting.length === 0) return undefined;
+    const batch = this.waiting;
+    this.waiting = [];
+    const previous = this.inFlight;
+    let done!: () => void;
+    this.inFlight = new Promise((resolve) => (done = resolve));
+    return {
+      statements: batch.map((record) => record.sql),
+      previous,
+      committed: (results) => {
+        batch.forEach((record, i) => record.onCommitted?.(results[i]!));
+        done();
+      },
+      failed: () => {
+        this.waiting = [...batch, ...this.waiting];
+        done();
+      },
+    };
+  }
+
+  /** Commits the records waiting and waits for those under way: before a read that could include them, and before closing. */
+  async flushRecords(): Promise<void> {
+    const drained = this.drainRecords();
+    if (drained) {
+      await drained.previous;
+      try {
+        drained.committed(await runTogether(this.pool, drained.statements));
+      } catch (error) {
+        drained.failed();
+        throw error;
+      }
+    }
+    await this.inFlight;
+  }
+
+  /** A record's write: a statement now, or held for the next save (see `deferRecords`). */
+  private async writeRecord(
+    text: string,
+    values: unknown[],
+    onCommitted?: (result: pg.QueryResult) => void,
+  ): Promise<void> {
+    if (!this.deferRecords) {
+      const result = await this.pool.query({ text, values, types });
+      onCommitted?.(result);
+      return;
+    }
+    this.waiting.push({ sql: withLiterals(text, values), onCommitted });
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(this.drainAlone);
+  }
+
+  /** No save took the records by this turn: they commit on their own (a failure leaves them for the next save or read). */
+  private readonly drainAlone = (): void => {
+    this.drainScheduled = false;
+    this.flushRecords().catch(() => undefined);
+  };
 
   private async rows(text: string, values: unknown[] = []): Promise<Row[]> {
     return (await this.pool.query<Row>({ text, values, types })).rows;
@@ -71,6 +208,7 @@ export class PostgresStorage implements Storage {
   }
 
   async listThreads(userId: string, limit: number): Promise<ThreadListRow[]> {
+    await this.flushRecords();
     const sql = threadListSql({
       // Bodies are JSON text; a body that is not JSON never reaches here (appendEvent writes them).
       stopReasonOf: (body) => `(${body}::json ->> 'stopReason')`,
@@ -113,13 +251,14 @@ export class PostgresStorage implements Storage {
   }
 
   async saveResult(threadId: string, callId: string, tool: string, raw: unknown, json?: string): Promise<void> {
-    await this.changes(
+    await this.writeRecord(
       "INSERT INTO opspilot_results VALUES ($1, $2, $3, $4, $5) ON CONFLICT (thread_id, call_id) DO UPDATE SET tool = EXCLUDED.tool, raw = EXCLUDED.raw, created_at = EXCLUDED.created_at",
       [threadId, callId, tool, json ?? JSON.stringify(raw ?? null), Date.now()],
     );
   }
 
   async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
+    await this.flushRecords();
     const [row] = await this.rows("SELECT tool, raw FROM opspilot_results WHERE thread_id = $1 AND call_id = $2", [
       threadId,
       callId,
@@ -134,29 +273,28 @@ export class PostgresStorage implements Storage {
 
   async appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]> {
     if (bodies.length === 0) return [];
-    // One statement: the counter row stays locked until the events are committed, so appends
-    // from any process get contiguous numbers and commit in order (a reader never sees a gap fill later).
-    const stored = bodies.map((body) => ({ ...body, threadId, runId }));
-    const rows = await this.rows(
-      `WITH next AS (
-         INSERT INTO opspilot_event_seqs AS counter VALUES ($1, $3)
-         ON CONFLICT (thread_id) DO UPDATE SET last_seq = counter.last_seq + $3 RETURNING last_seq)
-       INSERT INTO opspilot_events (thread_id, seq, run_id, type, body, created_at)
-       SELECT $1, next.last_seq - $3 + event.n, $2, event.type, event.body, $4
-       FROM next, unnest($5::text[], $6::text[]) WITH ORDINALITY AS event(type, body, n)
-       RETURNING seq`,
-      [
-        threadId,
-        runId,
-        bodies.length,
-        Date.now(),
-        bodies.map((body) => body.type),
-        stored.map((event) => JSON.stringify(event)),
-      ],
-    );
-    // The numbers run on from the thread's last, in the order of `bodies`.
-    const first = Math.min(...rows.map((row) => row.seq as number));
-    return stored.map((event, i) => ({ ...event, seq: first + i }) as RunEvent);
+    // An event never gets ahead of the records made before it (a run's end before its run_finished).
+    await this.flushRecords();
+    const append = eventsAppend(threadId, runId, bodies);
+    return append.numbered(await this.pool.query({ text: append.text, values: append.values, types }));
+  }
+
+  /**
+   * Appends events with the next save's transaction, after the records waiting (see
+   * `deferRecords`): a step's events then commit with the checkpoint that holds the step.
+   * `onAppended` receives them, numbered, once that commit is done. False when this storage
+   * writes each record alone: append them one by one then.
+   */
+  appendEventsWithCommit(
+    threadId: string,
+    runId: string,
+    bodies: RunEventBody[],
+    onAppended: (events: RunEvent[]) => void,
+  ): boolean {
+    if (!this.deferRecords) return false;
+    const append = eventsAppend(threadId, runId, bodies);
+    void this.writeRecord(append.text, append.values, (result) => onAppended(append.numbered(result)));
+    return true;
   }
 
   async eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]> {
@@ -225,7 +363,7 @@ export class PostgresStorage implements Storage {
 
   async recordRunStart(run: Parameters<Recorder["recordRunStart"]>[0]): Promise<void> {
     // One statement, so a recovered run that records its start again counts once against the quota.
-    await this.changes(
+    await this.writeRecord(
       `WITH inserted AS (
          INSERT INTO opspilot_runs (run_id, thread_id, user_id, started_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (run_id) DO NOTHING RETURNING user_id)
@@ -249,6 +387,7 @@ export class PostgresStorage implements Storage {
   }
 
   async usageOn(userId: string, day: string): Promise<DailyUsage> {
+    await this.flushRecords();
     const [row] = await this.rows("SELECT runs, tokens, cost_usd FROM opspilot_usage WHERE user_id = $1 AND day = $2", [
       userId,
       day,
@@ -261,7 +400,7 @@ export class PostgresStorage implements Storage {
   }
 
   async recordStep(step: Parameters<Recorder["recordStep"]>[0]): Promise<void> {
-    await this.changes(
+    await this.writeRecord(
       // A step re-run after a crash called the model again, so its spending counts again.
       `WITH recorded AS (
          INSERT INTO opspilot_steps (run_id, step, latency_ms, input_tokens, output_tokens, tool_calls, cost_usd)
@@ -287,7 +426,7 @@ export class PostgresStorage implements Storage {
 
   async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
     // `seq = DEFAULT` moves a replaced row to the end, like SQLite's INSERT OR REPLACE does with rowid.
-    await this.changes(
+    await this.writeRecord(
       `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (thread_id, call_id) DO UPDATE SET
          run_id = EXCLUDED.run_id, tool = EXCLUDED.tool, args_digest = EXCLUDED.args_digest, outcome = EXCLUDED.outcome,
          error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, args_summary = EXCLUDED.args_summary,
@@ -308,7 +447,7 @@ export class PostgresStorage implements Storage {
   }
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
-    await this.changes(
+    await this.writeRecord(
       "UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5), pauses = pauses + $6, tokens = COALESCE($8, tokens), cost_usd = COALESCE($9, cost_usd), tool_cost_units = COALESCE($10, tool_cost_units) WHERE run_id = $7",
       [
         Date.now(),
@@ -326,6 +465,7 @@ export class PostgresStorage implements Storage {
   }
 
   async threadRecords(threadId: string) {
+    await this.flushRecords();
     const runs = await this.rows("SELECT * FROM opspilot_runs WHERE thread_id = $1 ORDER BY started_at", [threadId]);
     const toolCalls = await this.rows(
       `SELECT ${TOOL_CALL_COLUMNS} FROM opspilot_tool_calls WHERE thread_id = $1 ORDER BY seq`,
@@ -343,14 +483,17 @@ export class PostgresStorage implements Storage {
   }
 
   async prune(before: number): Promise<PruneReport> {
+    await this.flushRecords();
     return prunePostgres(this.pool, before);
   }
 
   async compactThread(threadId: string): Promise<CompactReport> {
+    await this.flushRecords();
     return compactPostgresThread(this.pool, threadId);
   }
 
   async recordsPage(query: RecordsQuery): Promise<RecordsPage> {
+    await this.flushRecords();
     return readRecordsPage(
       { read: (sql, params) => this.rows(numberedPlaceholders(sql), params), insertionOrder: "seq" },
       query,
@@ -358,6 +501,7 @@ export class PostgresStorage implements Storage {
   }
 
   async summary(window: SummaryWindow): Promise<RecordsSummary> {
+    await this.flushRecords();
     const params = [window.since, window.until];
     return summarize(window, {
       runs: await this.rows(numberedPlaceholders(SUMMARY_SQL.runs), params),
@@ -369,5 +513,6 @@ export class PostgresStorage implements Storage {
 
   async close(): Promise<void> {
     // The pool is shared with the checkpointer; its owner (`openPostgres`) ends it.
+    await this.flushRecords();
   }
 }

@@ -4,6 +4,7 @@ import { emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-ch
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BatchedPostgresSaver } from "../../src/storage/postgres-checkpointer.js";
+import { withLiterals } from "../../src/storage/postgres-literal.js";
 import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
@@ -205,5 +206,109 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
       ["refused"],
     );
     expect(left.rows[0]).toEqual({ blobs: 0, checkpoints: 0 });
+  });
+
+  it("writes every kind of value as a literal exactly as the driver sends it as a parameter", async () => {
+    await backend.pool.query(
+      "CREATE TABLE literal_check (via TEXT, t TEXT, n BIGINT, r DOUBLE PRECISION, b BOOLEAN, bytes BYTEA, doc JSONB, list TEXT[], missing TEXT)",
+    );
+    const values = [
+      "it's a \\ back'slash, $2 and ünïcödé 你好",
+      1_796_109_496_628,
+      0.000123,
+      true,
+      new Uint8Array([0, 1, 2, 254, 255]),
+      { nested: { quote: "'", dollar: "$1" }, list: [1, null] },
+      ["a", "b'c", ""],
+      undefined,
+    ];
+    const insert = "INSERT INTO literal_check VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::text[], $9)";
+    await backend.pool.query(insert, ["parameters", ...values]);
+    await backend.pool.query(withLiterals(insert, ["literals", ...values]));
+    const { rows } = await backend.pool.query("SELECT * FROM literal_check ORDER BY via");
+    expect(rows).toHaveLength(2);
+    const { via: _literals, ...literal } = rows[0];
+    const { via: _parameters, ...parameter } = rows[1];
+    expect(literal).toEqual(parameter);
+    expect(parameter.t).toBe(values[0]);
+    expect(() => withLiterals("SELECT $1, $2", ["only one"])).toThrow("no value for $2");
+  });
+
+  it("commits a step's records and events in the statement of the checkpoint after them", async () => {
+    const { storage, checkpointer } = backend;
+    const { checkpoint, versions } = checkpointWith(2);
+    const config = { configurable: { thread_id: "records-ride", checkpoint_ns: "" } };
+    await storage.createThread("records-ride", "alice");
+    const appended: number[] = [];
+    const statements = await statementsOf(async () => {
+      await storage.recordRunStart({
+        runId: "ride-1",
+        threadId: "records-ride",
+        userId: "alice",
+        startedAt: Date.now(),
+      });
+      await storage.recordStep({
+        runId: "ride-1",
+        step: 1,
+        latencyMs: 5,
+        inputTokens: 100,
+        outputTokens: 20,
+        toolCalls: 1,
+        costUsd: 0.5,
+      });
+      expect(
+        storage.appendEventsWithCommit("records-ride", "ride-1", [{ type: "run_started" }], (events) =>
+          appended.push(...events.map((event) => event.seq)),
+        ),
+      ).toBe(true);
+      await checkpointer.put(config, checkpoint, { source: "loop", step: 1, parents: {} }, versions);
+    });
+    expect(statements).toHaveLength(1);
+    expect(appended).toEqual([1]);
+    // The run's start counted before its step's tokens: the statements ran in the order they were made.
+    expect(await storage.usageOn("alice", new Date().toISOString().slice(0, 10))).toMatchObject({
+      runs: 1,
+      tokens: 120,
+    });
+    const { steps } = await storage.threadRecords("records-ride");
+    expect(steps).toHaveLength(1);
+    expect(await storage.eventsAfter("records-ride", 0)).toEqual([
+      { type: "run_started", threadId: "records-ride", runId: "ride-1", seq: 1 },
+    ]);
+  });
+
+  it("commits records no checkpoint takes on their own, and before a read of the records", async () => {
+    const { storage } = backend;
+    const count = async (runId: string) =>
+      (await backend.pool.query("SELECT count(*)::int AS n FROM opspilot_runs WHERE run_id = $1", [runId])).rows[0]
+        .n as number;
+    await storage.recordRunStart({ runId: "alone-1", threadId: "alone", userId: "bob", startedAt: Date.now() });
+    // Nothing reads the records nor saves a checkpoint: they commit by themselves, on a later turn.
+    const deadline = Date.now() + 5_000;
+    while ((await count("alone-1")) === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await count("alone-1")).toBe(1);
+
+    await storage.recordRunStart({ runId: "read-1", threadId: "read", userId: "bob", startedAt: Date.now() });
+    expect((await storage.threadRecords("read")).runs.map((run) => run.run_id)).toEqual(["read-1"]);
+  });
+
+  it("keeps the records of a checkpoint whose statement fails, and commits them with the next", async () => {
+    const { storage, checkpointer } = backend;
+    const { checkpoint, versions } = checkpointWith(1);
+    const config = { configurable: { thread_id: "refused-records", checkpoint_ns: "" } };
+    await storage.recordRunStart({ runId: "refused-1", threadId: "refused-records", userId: "carol", startedAt: 1 });
+    await expect(
+      checkpointer.put(
+        config,
+        checkpoint,
+        { source: "loop", step: 1, parents: {}, note: "a\u0000b" } as never,
+        versions,
+      ),
+    ).rejects.toThrow();
+    const runs = () => backend.pool.query("SELECT run_id FROM opspilot_runs WHERE run_id = 'refused-1'");
+    expect((await runs()).rows).toEqual([]);
+    await checkpointer.put(config, checkpoint, { source: "loop", step: 1, parents: {} }, versions);
+    expect((await runs()).rows).toEqual([{ run_id: "refused-1" }]);
   });
 });
