@@ -81,21 +81,21 @@ export interface BatchedPostgresSaverOptions {
 }
 
 /**
- * LangGraph's official PostgreSQL checkpointer, saving a step in one statement where
+ * LangGraph's official PostgreSQL checkpointer, saving a superstep in one round trip where
  * `PostgresSaver` sends a transaction of one statement per row. `PostgresSaver.put` sends BEGIN,
  * an INSERT per changed channel, the checkpoint's INSERT and COMMIT, each a round trip, and
- * `putWrites` an INSERT per write between BEGIN and COMMIT: about 23 round trips a step of
- * opspilot's loop. Here a task's writes wait (at most 50 ms) for the checkpoint that follows
- * them, and that checkpoint's INSERT carries them and the changed channels in data-modifying
- * `WITH`s: one round trip for the step's superstep, as atomic as the transactions were (a single
- * statement commits whole or not at all). The task's `putWrites` settles when that statement
- * commits. A pause's or an error's writes, which no checkpoint follows, are saved at once, and
- * a thread's waiting writes are saved before it is read. The rows and their conflict handling
- * are `PostgresSaver`'s own, so either class reads what the other wrote.
+ * `putWrites` an INSERT per write between BEGIN and COMMIT. Here a task's writes wait (at most
+ * 50 ms) for the checkpoint that follows them, and that checkpoint's INSERT carries them and the
+ * changed channels in data-modifying `WITH`s, one statement, as atomic as the transactions were.
+ * With `alsoCommit`, the records and events of the step go in front of it, in the same
+ * transaction and round trip. The task's `putWrites` settles when that commits. A pause's or an
+ * error's writes, which no checkpoint follows, are saved at once, and a thread's waiting writes
+ * are saved before it is read. The rows and their conflict handling are `PostgresSaver`'s own,
+ * so either class reads what the other wrote.
  *
  * A process killed while a task's writes wait loses them, as it would lose a task that had not
  * finished: the step runs again from the checkpoint before it (a write tool's journal keeps a
- * write from running twice).
+ * write from running twice), and the records of the lost step, which wait with them, go too.
  */
 export class BatchedPostgresSaver extends PostgresSaver {
   /** Writes waiting for their checkpoint, by thread and namespace, in the order they came. */
