@@ -131,8 +131,11 @@ export class PostgresStorage implements Storage {
       statements: batch.map((record) => record.sql),
       previous,
       committed: (results) => {
-        batch.forEach((record, i) => record.onCommitted?.(results[i]!));
-        done();
+        try {
+          batch.forEach((record, i) => record.onCommitted?.(results[i]!));
+        } finally {
+          done();
+        }
       },
       failed: () => {
         this.waiting = [...batch, ...this.waiting];
