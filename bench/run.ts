@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the per-step loop cost of design §10 against createReactAgent and
  * createAgent, the HTTP load, the request tokens per step of a long thread, parallel reads,
- * realistic latency, storage per thread and per step, many paused threads and start-up, each
+ * realistic latency, storage per thread and per step, many paused threads, the runtime on
+ * PostgreSQL (LangGraph's `PostgresSaver` against opspilot's) and start-up, each
  * against baselines measured in the same run. Prints a report and writes
  * `bench/results/latest.json`. `--quick` runs fewer rounds (a smoke check); `--gate` fails when
  * a ratio regressed more than 30 % from `bench/baseline.json`; `--write-baseline` writes that file.

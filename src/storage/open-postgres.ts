@@ -8,7 +8,7 @@ import { BatchedPostgresSaver } from "./postgres-checkpointer.js";
 export interface PostgresBackend {
   /** The shared pool. */
   pool: pg.Pool;
-  /** LangGraph's official PostgreSQL checkpointer on that pool, saving a checkpoint in one round trip. */
+  /** LangGraph's official PostgreSQL checkpointer on that pool (`PostgresSaver`'s rows), saving a superstep with its records in one round trip. */
   checkpointer: BatchedPostgresSaver;
   /** opspilot's own tables on that pool. */
   storage: PostgresStorage;
