@@ -12,6 +12,7 @@ import {
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { DrainedRecords } from "./postgres-storage.js";
 import { runTogether, withLiterals } from "./postgres-literal.js";
+import { HeldTasks, threadKey, type HeldTask } from "./held-writes.js";
 
 /** The checkpointer's tables, in the schema `PostgresSaver` uses by default. */
 const TABLES = {
@@ -23,18 +24,10 @@ const TABLES = {
 /** Rows one statement inserts at most; PostgreSQL takes up to 65,535 parameters a statement. */
 const ROWS_PER_STATEMENT = 1_000;
 
-/**
- * How long a task's writes wait for the checkpoint that follows them before they are saved on
- * their own. With durability "sync" that checkpoint comes as soon as the step's tasks are done.
- */
-const HELD_WRITES_MS = 50;
-
 /** A task's writes, serialized, waiting for the checkpoint after them. */
-interface HeldTask {
-  checkpointId: string;
+interface HeldRows extends HeldTask {
   /** Its rows, serialized (registered before they are, so a read at once still finds them). */
   rows: Promise<unknown[][]>;
-  heldAt: number;
   /** Settles the task's `putWrites` once its rows are committed. */
   settle: (error?: unknown) => void;
 }
@@ -57,8 +50,6 @@ function sharesKey(a: unknown[][], b: unknown[][]): boolean {
   const keys = new Set(a.map(writeKey));
   return b.some((row) => keys.has(writeKey(row)));
 }
-
-const threadKey = (threadId: string, namespace: string) => `${threadId}\u0000${namespace}`;
 
 const INSERT_WRITES = `INSERT INTO ${TABLES.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)`;
 const INSERT_BLOBS = `INSERT INTO ${TABLES.blobs} (thread_id, checkpoint_ns, channel, version, type, blob)`;
@@ -98,10 +89,8 @@ export interface BatchedPostgresSaverOptions {
  * write from running twice), and the records of the lost step, which wait with them, go too.
  */
 export class BatchedPostgresSaver extends PostgresSaver {
-  /** Writes waiting for their checkpoint, by thread and namespace, in the order they came. */
-  private readonly held = new Map<string, HeldTask[]>();
-
-  private timer: NodeJS.Timeout | undefined;
+  /** Writes waiting for their checkpoint; those no checkpoint takes are saved on their own. */
+  private readonly held = new HeldTasks<HeldRows>((key) => void this.saveHeld(key).catch(() => undefined));
 
   private readonly alsoCommit: () => DrainedRecords | undefined;
 
@@ -126,11 +115,7 @@ export class BatchedPostgresSaver extends PostgresSaver {
       this._dumpMetadata(metadata),
     ]);
     // The writes of this checkpoint's tasks (made against an older one) go with it; a later checkpoint's wait.
-    const key = threadKey(threadId, namespace);
-    const folded: HeldTask[] = [];
-    const kept: HeldTask[] = [];
-    for (const task of this.takeHeld(key)) (task.checkpointId < checkpoint.id ? folded : kept).push(task);
-    if (kept.length > 0) this.held.set(key, kept);
+    const folded = this.held.takeBefore(threadKey(threadId, namespace), checkpoint.id);
     const records = this.alsoCommit();
     let recorded = false;
     try {
@@ -198,18 +183,14 @@ export class BatchedPostgresSaver extends PostgresSaver {
     const key = threadKey(threadId, namespace);
     // A pause's or an error's writes end the step with no checkpoint after them: saved now, with what waits.
     if (writes.every(([channel]) => channel in WRITES_IDX_MAP)) return this.saveHeld(key, lastOfEachKey(await rows));
-    return new Promise((resolve, reject) => {
-      const task = {
+    return new Promise((resolve, reject) =>
+      this.held.hold(key, {
         checkpointId,
         rows,
         heldAt: Date.now(),
         settle: (error?: unknown) => (error === undefined ? resolve() : reject(error)),
-      };
-      const waiting = this.held.get(key);
-      if (waiting) waiting.push(task);
-      else this.held.set(key, [task]);
-      this.scheduleSave();
-    });
+      }),
+    );
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -229,15 +210,14 @@ export class BatchedPostgresSaver extends PostgresSaver {
 
   /** Saves what still waits, then closes the pool. */
   override async end(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.held.stop();
     await this.saveHeldOf(undefined);
     await super.end();
   }
 
   /** Saves a thread's waiting writes, and `replacing` (a pause's or an error's) after them, in one statement. */
   private async saveHeld(key: string, replacing: unknown[][] = []): Promise<void> {
-    const held = this.takeHeld(key);
+    const held = this.held.take(key);
     try {
       const rows = (await Promise.all(held.map((task) => task.rows))).flat();
       if (rows.length + replacing.length > ROWS_PER_STATEMENT) {
@@ -272,24 +252,6 @@ export class BatchedPostgresSaver extends PostgresSaver {
 
   /** Saves the waiting writes of a thread's namespaces (of every thread, without one). */
   private async saveHeldOf(threadId: string | undefined): Promise<void> {
-    for (const key of [...this.held.keys()])
-      if (threadId === undefined || key.startsWith(threadKey(threadId, ""))) await this.saveHeld(key);
-  }
-
-  /** Saves, in a while, the writes no checkpoint took meanwhile (a step that failed or stopped, and nothing read it). */
-  private scheduleSave(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const due = Date.now() - HELD_WRITES_MS;
-      for (const [key, held] of [...this.held]) if (held[0]!.heldAt <= due) this.saveHeld(key).catch(() => undefined);
-      if (this.held.size > 0) this.scheduleSave();
-    }, HELD_WRITES_MS);
-  }
-
-  private takeHeld(key: string): HeldTask[] {
-    const held = this.held.get(key) ?? [];
-    this.held.delete(key);
-    return held;
+    for (const key of this.held.keysOf(threadId)) await this.saveHeld(key);
   }
 }

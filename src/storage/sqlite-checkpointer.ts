@@ -12,6 +12,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Database } from "better-sqlite3";
 import { StatementCache } from "./statement-cache.js";
 import { decompressed } from "./blob-codec.js";
+import { HeldTasks, threadKey, type HeldTask } from "./held-writes.js";
 
 const BLOBS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS opspilot_checkpoint_blobs (
@@ -42,28 +43,16 @@ interface TaskWrites {
 }
 
 /** A task's pending writes held, under `latestOnly`, until the checkpoint that folds them in. */
-interface HeldWrites extends TaskWrites {
-  /** Epoch ms the writes came. */
-  heldAt: number;
+interface HeldWrites extends TaskWrites, HeldTask {
   /** Settles the task's `putWrites` once the writes are committed, or known to be superseded by a committed checkpoint. */
   settle: (error?: unknown) => void;
 }
-
-/**
- * How long pending writes wait for the checkpoint that folds them in before they commit on
- * their own. A checkpoint follows its step's writes at once (durability "sync") or after the
- * checkpoints queued before it ("async"): within a few ms either way.
- */
-const HELD_WRITES_MS = 50;
 
 /** A `writes` row; a pause's or an error's rows replace an earlier row of theirs, the others never do. */
 interface WriteRow {
   special: boolean;
   values: unknown[];
 }
-
-/** The key of a thread's namespace in a saver's maps. */
-const threadKey = (threadId: string, namespace: string) => `${threadId}\u0000${namespace}`;
 
 /** Threads whose stored channel versions a saver remembers; the others ask the database. */
 const THREADS_REMEMBERED = 256;
@@ -160,10 +149,11 @@ export class ChannelSqliteSaver extends SqliteSaver {
 
   private readonly afterCommit: () => void;
 
-  /** Pending writes held under `latestOnly`, by thread and namespace, in the order they came. */
-  private readonly held = new Map<string, HeldWrites[]>();
-
-  private commitTimer: NodeJS.Timeout | undefined;
+  /** Pending writes held under `latestOnly`; those no checkpoint folds in commit on their own. */
+  private readonly held = new HeldTasks<HeldWrites>(
+    (key) => void this.commitHeld(key).catch(() => undefined),
+    () => this.db.open,
+  );
 
   constructor(db: Database, options: ChannelSqliteSaverOptions = {}) {
     super(db);
@@ -185,11 +175,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     // The held writes of older checkpoints are folded into this one: its transaction would remove them were they
     // written, and their tasks' putWrites settle with it. Writes to this checkpoint or a newer one (a put that
     // comes late, with asynchronous durability) stay held for the checkpoint after them.
-    const key = threadKey(threadId, namespace);
-    const folded: HeldWrites[] = [];
-    const kept: HeldWrites[] = [];
-    for (const task of this.takeHeld(key)) (task.checkpointId < checkpoint.id ? folded : kept).push(task);
-    if (kept.length > 0) this.held.set(key, kept);
+    const folded = this.held.takeBefore(threadKey(threadId, namespace), checkpoint.id);
     try {
       const saved = await this.save(threadId, namespace, config, checkpoint, metadata, newVersions);
       for (const task of folded) task.settle();
@@ -325,11 +311,7 @@ export class ChannelSqliteSaver extends SqliteSaver {
     if (this.latestOnly && !isSpecial(writes)) {
       return new Promise((resolve, reject) => {
         const settle = (error?: unknown) => (error === undefined ? resolve() : reject(error));
-        const waiting = this.held.get(key);
-        const job = { ...task, settle, heldAt: Date.now() };
-        if (waiting) waiting.push(job);
-        else this.held.set(key, [job]);
-        this.scheduleCommit();
+        this.held.hold(key, { ...task, settle, heldAt: Date.now() });
       });
     }
     // A pause or an error ends the step with no checkpoint after it: it commits now, with what the thread holds.
@@ -341,12 +323,12 @@ export class ChannelSqliteSaver extends SqliteSaver {
    * in, and before a closing connection stops taking them.
    */
   async commitHeldWrites(): Promise<void> {
-    await Promise.all([...this.held.keys()].map((key) => this.commitHeld(key).catch(() => undefined)));
+    await Promise.all(this.held.keysOf(undefined).map((key) => this.commitHeld(key).catch(() => undefined)));
   }
 
   /** Commits a thread's held writes, and `extra` after them, in one transaction; each held task's `putWrites` settles with it. */
   private async commitHeld(key: string, extra?: TaskWrites): Promise<void> {
-    const held = this.takeHeld(key);
+    const held = this.held.take(key);
     try {
       const rows = await this.rowsOf(extra ? [...held, extra] : held);
       this.db.transaction(() => {
@@ -372,32 +354,9 @@ export class ChannelSqliteSaver extends SqliteSaver {
       .run(threadId, namespace, threadId, namespace);
   }
 
-  /**
-   * Commits, in a while, what no checkpoint folded in meanwhile (a step that failed or stopped,
-   * and nothing read it). The timer holds the process open: held writes are not lost to an exit.
-   */
-  private scheduleCommit(): void {
-    if (this.commitTimer) return;
-    this.commitTimer = setTimeout(() => {
-      this.commitTimer = undefined;
-      if (!this.db.open) return;
-      const due = Date.now() - HELD_WRITES_MS;
-      for (const [key, held] of [...this.held]) if (held[0]!.heldAt <= due) this.commitHeld(key).catch(() => undefined);
-      if (this.held.size > 0) this.scheduleCommit();
-    }, HELD_WRITES_MS);
-  }
-
-  private takeHeld(key: string): HeldWrites[] {
-    const held = this.held.get(key) ?? [];
-    this.held.delete(key);
-    return held;
-  }
-
   /** Commits the held writes of a thread's namespaces (of every thread, without one) before they are read. */
   private async commitHeldOf(threadId: string | undefined): Promise<void> {
-    if (this.held.size === 0) return;
-    const prefix = threadId === undefined ? "" : threadKey(threadId, "");
-    for (const key of [...this.held.keys()]) if (key.startsWith(prefix)) await this.commitHeld(key);
+    for (const key of this.held.keysOf(threadId)) await this.commitHeld(key);
   }
 
   /** The `writes` rows of tasks' writes, as SqliteSaver.putWrites makes them, with the statement each is inserted by. */
