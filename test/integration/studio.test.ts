@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InterruptValueSchema } from "../../src/contracts/pause.js";
+import { freePort } from "../fixtures/ports.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -21,15 +21,6 @@ type WireMessage = {
 };
 type Values = { messages: WireMessage[]; stop: { reason: string } | null; __interrupt__?: Array<{ value: unknown }> };
 type OutboundEntry = { kind: "loaded" | "denied"; pid: number; argv?: string; host?: string; port?: number };
-
-/** A loopback port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
-  const { port } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 /** Whether any process of the group led by `pid` is still alive. */
 function groupAlive(pid: number): boolean {

@@ -1,24 +1,16 @@
 import { getEventListeners } from "node:events";
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../../src/contracts/errors.js";
 import { McpConnection } from "../../../src/tools/mcp/connection.js";
-
-/** A loopback port nothing listens on: connections to it are refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from "../../fixtures/ports.js";
 
 describe("McpConnection waiting for a connection", () => {
   it("leaves no abort listener on the call's signal, however many calls wait", async () => {
     const logged: string[] = [];
     const connection = new McpConnection({
       name: "down",
-      config: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
+      // Nothing listens there: each connection is refused at once.
+      config: { url: `http://127.0.0.1:${await freePort()}/mcp` },
       connectTimeoutMs: 2_000,
       // No backoff: every call dials the server again, so each one waits on a connection attempt.
       backoffMs: 0,
