@@ -26,7 +26,7 @@ import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
   RuntimeSettings,
-  "defaults" | "onEvent" | "logger" | "shutdownGraceMs" | "currentRoles"
+  "defaults" | "onEvent" | "logger" | "shutdownGraceMs" | "currentRoles" | "keepHistory"
 > {
   /** Validated settings (read from the environment when omitted). */
   env?: Env;
@@ -120,6 +120,7 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
     logger: parts.logger,
     shutdownGraceMs: parts.shutdownGraceMs,
     currentRoles: parts.currentRoles,
+    keepHistory: parts.keepHistory,
   });
   return { graph, runtime };
 }
@@ -201,6 +202,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     limits: limits.policy,
     quotas: dailyQuotas(env),
     contextBudget: contextBudgetOf(env),
+    keepHistory: options.keepHistory ?? env.OPSPILOT_CHECKPOINTS === "history",
   });
   return {
     env,
@@ -255,10 +257,7 @@ export function createApp(options: AppOptions = {}): App {
     checkpointer: sqlite.checkpointer,
     storage: sqlite.storage,
     opsDb: sqlite.db,
-    close: async () => {
-      await sqlite.checkpointer.commitHeldWrites();
-      sqlite.close();
-    },
+    close: async () => sqlite.close(),
   });
 }
 

@@ -121,6 +121,12 @@ export const EnvSchema = z.object({
     .describe(
       "Days of checkpoints, events, raw results and records the server keeps, pruning once a day (unset: keeps everything)",
     ),
+  OPSPILOT_CHECKPOINTS: z
+    .enum(["history", "latest"], { error: "must be history or latest" })
+    .default("history")
+    .describe(
+      "Which checkpoints a thread keeps: every one, as LangGraph keeps them (history), or only the latest once each run ends or pauses (latest)",
+    ),
   OPSPILOT_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"], { error: "must be one of debug, info, warn, error, silent" })
     .default("info")

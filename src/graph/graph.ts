@@ -1,13 +1,11 @@
 import {
-  Command,
   END,
   START,
   StateGraph,
   type BaseCheckpointSaver,
-  type LangGraphRunnableConfig,
 } from "@langchain/langgraph";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AgentInput, AgentState, type AgentStateType, type AgentStateUpdate } from "./state.js";
+import { AgentInput, AgentState } from "./state.js";
 import { RunOptionsSchema } from "./config.js";
 import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "./routing.js";
 import { makeCallModel } from "../nodes/call-model.js";
@@ -37,75 +35,25 @@ export interface GraphDeps {
   contextBudget?: ContextBudget;
 }
 
-type Node = (state: AgentStateType, config: LangGraphRunnableConfig) => AgentStateUpdate | Promise<AgentStateUpdate>;
-
-/** The state a routing function or a stage sees: this task's small channels applied, its messages appended. */
-function applied(state: AgentStateType, update: AgentStateUpdate): AgentStateType {
-  const added = (update.messages ?? []) as AgentStateType["messages"];
-  return { ...state, ...update, messages: [...state.messages, ...added], memory: state.memory } as AgentStateType;
-}
-
-/** `view` with a stage's small channels applied; a stage that adds messages has the whole update applied again. */
-function appliedOver(view: AgentStateType, stage: AgentStateUpdate, whole: () => AgentStateType): AgentStateType {
-  if (stage.messages !== undefined) return whole();
-  return { ...view, ...stage, messages: view.messages, memory: view.memory } as AgentStateType;
-}
-
 /**
- * A node that also picks the next one: the routing function sees the state with this
- * node's small channels applied. Routing inside the node's own `Command` spares LangGraph
- * a separate branch runnable per step.
+ * The uncompiled graph of design §1: six nodes, each routed by a pure function of the state
+ * LangGraph's reducers made, so Studio draws every decision and `updates` names its node.
  */
-function routed<Next extends string>(node: Node, route: (state: AgentStateType) => Next) {
-  return async (state: AgentStateType, config: LangGraphRunnableConfig) => {
-    const update = await node(state, config);
-    return new Command({ update, goto: route(applied(state, update)) });
-  };
-}
-
-/**
- * `call_model` followed, in the same task, by the pure stages `guard_calls` and
- * `validate_calls` when the reply proposes calls: each stage sees the state with what came
- * before it applied, and the `Command` goes straight to the node that acts next. One
- * superstep, so one checkpoint, holds the reply, the guard's verdict and the planned batch.
- */
-function modelTurn(callModel: Node, guardCalls: Node, validateCalls: Node) {
-  return async (state: AgentStateType, config: LangGraphRunnableConfig) => {
-    let update = await callModel(state, config);
-    // The reply is appended once; each stage's small channels are applied over that view.
-    let view = applied(state, update);
-    let next: string = routeAfterModel(view);
-    if (next === "guard_calls") {
-      const guarded = await guardCalls(view, config);
-      update = { ...update, ...guarded };
-      view = appliedOver(view, guarded, () => applied(state, update));
-      next = routeAfterGuard(view);
-    }
-    if (next === "validate_calls") {
-      const validated = await validateCalls(view, config);
-      update = { ...update, ...validated };
-      view = appliedOver(view, validated, () => applied(state, update));
-      next = routeAfterValidate(view);
-    }
-    return new Command({ update, goto: next });
-  };
-}
-
-/** The uncompiled graph of design §1. */
 export function buildGraph(deps: GraphDeps) {
   const cancellations = deps.cancellations ?? noCancelSignals;
-  const callModel = makeCallModel({ ...deps, cancellations, recorder: deps.storage });
   return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
-    .addNode("call_model", modelTurn(callModel, makeGuardCalls(deps), makeValidateCalls(deps)), {
-      ends: ["execute_tools", "review_calls", "finish_run", END],
-    })
+    .addNode("call_model", makeCallModel({ ...deps, cancellations, recorder: deps.storage }))
+    .addNode("guard_calls", makeGuardCalls(deps))
+    .addNode("validate_calls", makeValidateCalls(deps))
     .addNode("review_calls", makeReviewCalls({ registry: deps.registry, recorder: deps.storage }))
-    .addNode("execute_tools", routed(makeExecuteTools({ ...deps, cancellations }), routeAfterExecute), {
-      ends: ["call_model", "review_calls", "finish_run"],
-    })
+    .addNode("execute_tools", makeExecuteTools({ ...deps, cancellations }))
     .addNode("finish_run", makeFinishRun({ recorder: deps.storage }))
     .addEdge(START, "call_model")
+    .addConditionalEdges("call_model", routeAfterModel, ["guard_calls", "finish_run", END])
+    .addConditionalEdges("guard_calls", routeAfterGuard, ["validate_calls", "finish_run"])
+    .addConditionalEdges("validate_calls", routeAfterValidate, ["execute_tools", "review_calls"])
     .addEdge("review_calls", "execute_tools")
+    .addConditionalEdges("execute_tools", routeAfterExecute, ["call_model", "review_calls", "finish_run"])
     .addEdge("finish_run", END);
 }
 

@@ -25,7 +25,6 @@ import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { makeArgsView } from "./args-view.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
 import { listThreads, threadTitle } from "./thread-list.js";
-import { watchCheckpoints } from "./checkpoint-watch.js";
 
 /** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
 export interface RuntimeSettings {
@@ -48,6 +47,11 @@ export interface RuntimeSettings {
    * what the thread's owner may do today; without it only the answering user's role is checked.
    */
   currentRoles?: CurrentRoles;
+  /**
+   * Keep every checkpoint of a thread, as LangGraph does (the default); false drops a thread's
+   * older checkpoints once each run ends or pauses (`OPSPILOT_CHECKPOINTS=latest`).
+   */
+  keepHistory?: boolean;
 }
 
 /** What the runtime drives, and how. */
@@ -69,8 +73,6 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const active = new Map<string, Promise<unknown>>();
   const policy = deps.limits ?? OPEN_LIMIT_POLICY;
   const optionsFor = runOptionsFor({ policy, defaults: deps.defaults });
-  const saver = graph.checkpointer;
-  const checkpoints = typeof saver === "object" && saver !== null ? watchCheckpoints(saver) : undefined;
 
   async function checkOwner(threadId: string, user: RunUser) {
     const owner = await storage.threadOwner(threadId);
@@ -137,7 +139,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       viewArgs,
       onPause: deps.onPause,
       beforeFinish: release,
-      checkpoints,
+      keepHistory: deps.keepHistory ?? true,
     });
     const settled = run
       .catch((error: unknown) => logger.error("run driver failed", error))

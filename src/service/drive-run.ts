@@ -19,8 +19,6 @@ import type { StopReason } from "../contracts/stop-reasons.js";
 import type { Logger } from "./logger.js";
 import { isTextDeltaChunk } from "../models/text-deltas.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
-import type { CheckpointWatch } from "./checkpoint-watch.js";
-import { loopTurns } from "../graph/turn-queue.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -43,8 +41,8 @@ export interface DriveOptions {
   onPause?: (event: PauseEvent) => void;
   /** Runs before `run_finished` is sent (releases the thread), so a client may start the next run at once. */
   beforeFinish: () => Promise<void>;
-  /** Tells when the input checkpoint is saved, so `run_started` need not wait for the first step nor read the state. */
-  checkpoints?: CheckpointWatch;
+  /** Keep the thread's older checkpoints (true), or drop them once the run ends or pauses. */
+  keepHistory: boolean;
 }
 
 /**
@@ -77,40 +75,13 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   const newMessageId = newMessageIdOf(options.input);
   let announcing: Promise<unknown> | undefined;
   const announceOnce = () => (announcing ??= emit({ type: "run_started", resumed: resuming }));
-  // Told by the saver itself: run_started is recorded and pushed as soon as the input checkpoint is
-  // saved, before the graph goes on from it, and nothing reads the state to find out.
-  const input = newMessageId ? options.checkpoints?.untilSaved(threadId, newMessageId, announceOnce) : undefined;
   const announce = async () => {
     if (announcing) return announcing;
-    // Without word from the saver (none given, or a chunk came first): the wait is best effort,
-    // a state that cannot be read is the run's error to report, not this one's.
+    // The wait is best effort: a state that cannot be read is the run's error to report, not this one's.
     if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
     return announceOnce();
   };
   if (!newMessageId) await announce();
-  // Where the storage can, a step's events commit with the checkpoint that holds the step, in its
-  // transaction; they go out with that checkpoint's values, after the answer fragments streamed before it.
-  const committed: StreamEvent[] = [];
-  let streaming = true;
-  const pushCommitted = () => {
-    for (const event of committed.splice(0)) channel.push(event);
-  };
-  // Events that commit once the stream is over (their save failed, and a later commit took them) go out at once.
-  const keep = (events: StreamEvent[]) => {
-    committed.push(...events);
-    if (!streaming) pushCommitted();
-  };
-  const stopWatching = options.checkpoints?.beforeSaves(threadId, (values) => {
-    const fresh = unseen((values.messages ?? []) as BaseMessage[]);
-    const bodies = fresh.flatMap((message) => eventsForMessage(message, options.viewArgs));
-    if (bodies.length === 0 || storage.appendEventsWithCommit?.(threadId, runId, bodies, keep))
-      for (const message of fresh) seen.add(message.id!);
-  });
-  const streamEnded = () => {
-    stopWatching?.();
-    streaming = false;
-    pushCommitted();
-  };
   let stopReason: StopReason;
   let steps = 0;
   let resumed = resuming;
@@ -135,8 +106,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       }
       const values = chunk as Partial<AgentStateType>;
       last = INTERRUPT in values ? undefined : values;
-      let emitted = committed.length > 0;
-      pushCommitted();
+      let emitted = false;
       const fresh = unseen(values.messages ?? []);
       for (const message of fresh) seen.add(message.id!);
       if (await emitAll(fresh)) emitted = true;
@@ -144,9 +114,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       // ends; yielding lets each step's frames reach the client as it happens.
       if (emitted) await new Promise((resolve) => setImmediate(resolve));
     }
-    streamEnded();
     await announce();
-    input?.cancel();
     // A pause is read back from the saved checkpoint (see pendingInterrupt); a run that stopped streamed its final
     // state, with the stop, once that state's checkpoint was saved (durability "sync").
     const stopped = last?.stop && last.run?.runId === runId;
@@ -166,10 +134,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       stopReason = "interrupted";
     } else stopReason = state.stop?.reason ?? "final_answer";
   } catch (error) {
-    // The error answer below is appended by itself, not by the saves it makes.
-    streamEnded();
     stopReason = "error";
-    input?.cancel();
     // This process is alive: the run is announced so its error answer has a run to belong to.
     if (announcing) await announcing.catch(() => undefined);
     else await announceOnce();
@@ -183,12 +148,11 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       runEnd({ runId, steps, startedAt: started, resumed, ...spent }, stopReason, started + durationMs),
     );
   }
-  // Still under the lease: the superseded checkpoints of this run go, the latest (and any pause in it) stays.
-  // Compressing what the thread keeps takes a while: in a turn of its own, after the other runs' waiting turns.
-  await loopTurns.turn();
-  await storage
-    .compactThread(threadId)
-    .catch((error: unknown) => options.logger.error(`could not compact thread ${threadId}`, error));
+  // Still under the lease: where history is not kept, the run's superseded checkpoints go, the latest (and any pause in it) stays.
+  if (!options.keepHistory)
+    await storage
+      .compactThread(threadId)
+      .catch((error: unknown) => options.logger.error(`could not compact thread ${threadId}`, error));
   await options.beforeFinish();
   const figures = spent ? { tokens: spent.tokens, costUsd: spent.costUsd } : {};
   await emit({ type: "run_finished", stopReason, steps, durationMs, paused: resumed, ...figures });

@@ -1,7 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { utcDay } from "./usage-day.js";
-import { compressed, COMPRESS_MIN_BYTES } from "./blob-codec.js";
 
 type Row = Record<string, unknown>;
 
@@ -26,15 +25,13 @@ const THREAD_TABLES: ReadonlyArray<[keyof PruneReport | undefined, string]> = [
   ["results", "DELETE FROM opspilot_results WHERE thread_id = ?"],
   [undefined, "DELETE FROM opspilot_journal WHERE thread_id = ?"],
   ["writes", "DELETE FROM writes WHERE thread_id = ?"],
-  ["blobs", "DELETE FROM opspilot_checkpoint_blobs WHERE thread_id = ?"],
   ["checkpoints", "DELETE FROM checkpoints WHERE thread_id = ?"],
   ["threads", "DELETE FROM opspilot_threads WHERE thread_id = ?"],
 ];
 
 /**
  * Prunes the SQLite file in one write transaction (other processes wait on the busy timeout).
- * Checkpoints are JSON rows (`SqliteSaver`), their channel values rows of
- * `opspilot_checkpoint_blobs` keyed by the versions each checkpoint lists.
+ * Checkpoints are `SqliteSaver`'s JSON rows, each holding its channel values.
  */
 export function pruneSqlite(db: Database, before: number): PruneReport {
   const report = emptyPruneReport();
@@ -59,11 +56,6 @@ export function pruneSqlite(db: Database, before: number): PruneReport {
       report.writes += run(
         `DELETE FROM writes WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
            AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`,
-      );
-      report.blobs += run(
-        `DELETE FROM opspilot_checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) NOT IN (
-           SELECT c.thread_id, c.checkpoint_ns, v.key, CAST(v.value AS TEXT) FROM checkpoints c,
-             json_each(json_extract(CAST(c.checkpoint AS TEXT), '$.channel_versions')) v WHERE c.type = 'json')`,
       );
     }
     pruneRecords(run, before, report);
@@ -100,55 +92,24 @@ function pruneRecords(run: (sql: string, ...params: unknown[]) => number, before
 }
 
 /**
- * Compacts one thread (see `Pruner.compactThread`) in one write transaction: a reader that
- * loaded a dropped checkpoint notices and reads the latest again (`ChannelSqliteSaver`).
+ * Drops a thread's checkpoints older than each namespace's latest, and their pending writes,
+ * in one write transaction through `SqliteSaver`'s own tables (see `Pruner.compactThread`).
  */
 export function compactSqliteThread(db: Database, threadId: string): CompactReport {
   const hasCheckpoints = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writes'").get();
   if (!hasCheckpoints) return { checkpoints: 0, writes: 0, blobs: 0 };
   const run = (sql: string) => db.prepare(sql).run({ threadId }).changes;
   return db
-    .transaction(() => {
-      const report = {
-        checkpoints: run(
-          `DELETE FROM checkpoints WHERE thread_id = :threadId AND checkpoint_id < (SELECT MAX(m.checkpoint_id) FROM checkpoints m
-           WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)`,
-        ),
-        writes: run(
-          `DELETE FROM writes WHERE thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
-           AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`,
-        ),
-        blobs: run(
-          `DELETE FROM opspilot_checkpoint_blobs AS b WHERE b.thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c,
-           json_each(json_extract(CAST(c.checkpoint AS TEXT), '$.channel_versions')) v WHERE c.thread_id = :threadId
-           AND c.checkpoint_ns = b.checkpoint_ns AND c.type = 'json' AND v.key = b.channel AND CAST(v.value AS TEXT) = b.version)`,
-        ),
-      };
-      compressKeptValues(db, threadId);
-      return report;
-    })
+    .transaction(() => ({
+      checkpoints: run(
+        `DELETE FROM checkpoints WHERE thread_id = :threadId AND checkpoint_id < (SELECT MAX(m.checkpoint_id) FROM checkpoints m
+         WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)`,
+      ),
+      writes: run(
+        `DELETE FROM writes WHERE thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
+         AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`,
+      ),
+      blobs: 0,
+    }))
     .immediate();
-}
-
-/** Compresses the channel values the thread keeps: they are read once per run, and rewritten only when they change. */
-function compressKeptValues(db: Database, threadId: string): void {
-  const long = db
-    .prepare(
-      `SELECT checkpoint_ns, channel, version, type, value FROM opspilot_checkpoint_blobs
-         WHERE thread_id = ? AND length(value) >= ${COMPRESS_MIN_BYTES} AND type NOT LIKE '%+br'`,
-    )
-    .all(threadId) as Array<{
-    checkpoint_ns: string;
-    channel: string;
-    version: string;
-    type: string;
-    value: Uint8Array;
-  }>;
-  const update = db.prepare(
-    "UPDATE opspilot_checkpoint_blobs SET type = ?, value = ? WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
-  );
-  for (const row of long) {
-    const packed = compressed(row.type, row.value);
-    if (packed) update.run(packed.type, packed.value, threadId, row.checkpoint_ns, row.channel, row.version);
-  }
 }

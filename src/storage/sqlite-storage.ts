@@ -25,115 +25,19 @@ import type { ThreadListRow } from "./types.js";
 
 type Row = Record<string, unknown>;
 
-/** How a `SqliteStorage` writes. */
-export interface SqliteStorageOptions {
-  /**
-   * Let a step's records (the run's start, its step row and usage, results, tool-call rows, the run's end) wait
-   * for the checkpointer's next commit on this connection (`drainRecords` inside its
-   * transaction; see `openSqlite`), or for the next event-loop iteration if none comes first.
-   * A step's records then commit with the step's writes: one commit per step instead of four,
-   * and a process killed before the commit loses both, so the re-run step records once.
-   * Every read of records writes what is waiting first, and every event appended commits it too.
-   * Off by default: each write commits alone.
-   */
-  deferRecords?: boolean;
-}
-
-/** Storage on a better-sqlite3 connection to the checkpoints' SQLite file. */
+/** Storage on a better-sqlite3 connection to the checkpoints' SQLite file; each write commits on its own. */
 export class SqliteStorage implements Storage {
   private readonly statements: StatementCache;
 
-  private readonly deferRecords: boolean;
-
-  /** Record writes waiting for a commit, in the order they were made. */
-  private waiting: Array<() => void> = [];
-
-  /** Events written by the drain under way, told to their callers once its transaction commits (`committed`). */
-  private appended: Array<() => void> = [];
-
-  private drainScheduled = false;
-
-  constructor(
-    private readonly db: Database,
-    options: SqliteStorageOptions = {},
-  ) {
+  constructor(private readonly db: Database) {
     db.exec(SQLITE_SCHEMA);
     addMissingColumns(db);
     this.statements = new StatementCache(db);
-    this.deferRecords = options.deferRecords ?? false;
   }
 
-  /**
-   * Writes the records waiting, in the caller's transaction (the checkpointer's); a write that
-   * fails leaves them all waiting and the transaction rolls back.
-   */
-  drainRecords(): void {
-    if (this.waiting.length === 0) return;
-    const batch = this.waiting;
-    this.waiting = [];
-    try {
-      for (const write of batch) write();
-    } catch (error) {
-      this.waiting = [...batch, ...this.waiting];
-      this.appended = [];
-      throw error;
-    }
-  }
-
-  /** Tells the callers of `appendEventsWithCommit` of their events once the transaction that wrote them committed. */
-  committed(): void {
-    if (this.appended.length === 0) return;
-    const told = this.appended;
-    this.appended = [];
-    for (const tell of told) tell();
-  }
-
-  /**
-   * Appends events with the next commit of the records waiting (the checkpointer's, see
-   * `deferRecords`), after them: a step's events then commit with the checkpoint that holds
-   * the step, in its transaction. `onAppended` receives them, numbered, once that commit is
-   * done. False when this storage commits each write alone: append them one by one then.
-   */
-  appendEventsWithCommit(
-    threadId: string,
-    runId: string,
-    bodies: RunEventBody[],
-    onAppended: (events: RunEvent[]) => void,
-  ): boolean {
-    if (!this.deferRecords) return false;
-    this.writeRecord(() => {
-      const events = bodies.map((body) => this.insertEvent(threadId, runId, body));
-      this.appended.push(() => onAppended(events));
-    });
-    return true;
-  }
-
-  /** A record's write: committed now, or with the next checkpoint commit (see `deferRecords`). */
+  /** A record's write, in a transaction of its own (a record of several rows commits whole). */
   private writeRecord(write: () => void): void {
-    if (!this.deferRecords) {
-      this.db.transaction(write).immediate();
-      return;
-    }
-    this.waiting.push(write);
-    if (this.drainScheduled) return;
-    this.drainScheduled = true;
-    setImmediate(this.drainAlone);
-  }
-
-  /** No checkpoint committed since the records were made: they commit on their own. */
-  private readonly drainAlone = (): void => {
-    this.drainScheduled = false;
-    try {
-      this.flushRecords();
-    } catch {
-      // Still waiting: the next checkpoint commit or read of records writes them, and reports a lasting failure.
-    }
-  };
-
-  /** Commits the records waiting: before a read that could include them, and before the connection closes. */
-  flushRecords(): void {
-    if (this.waiting.length > 0 && this.db.open) this.db.transaction(() => this.drainRecords()).immediate();
-    this.committed();
+    this.db.transaction(write).immediate();
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
@@ -149,7 +53,6 @@ export class SqliteStorage implements Storage {
   }
 
   async listThreads(userId: string, limit: number): Promise<ThreadListRow[]> {
-    this.flushRecords();
     const sql = threadListSql({
       stopReasonOf: (body) => `json_extract(${body}, '$.stopReason')`,
       now: "?",
@@ -206,7 +109,6 @@ export class SqliteStorage implements Storage {
   }
 
   async getResult(threadId: string, callId: string): Promise<{ tool: string; raw: unknown } | undefined> {
-    this.flushRecords();
     const row = this.statements
       .get("SELECT tool, raw FROM opspilot_results WHERE thread_id = ? AND call_id = ?")
       .get(threadId, callId) as Row | undefined;
@@ -221,14 +123,8 @@ export class SqliteStorage implements Storage {
 
   async appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]> {
     if (bodies.length === 0) return [];
-    const append = this.db.transaction(() => {
-      // An event never gets ahead of the records made before it (a run's end before its run_finished).
-      this.drainRecords();
-      return bodies.map((body) => this.insertEvent(threadId, runId, body));
-    });
-    const events = append.immediate();
-    this.committed();
-    return events;
+    const append = this.db.transaction(() => bodies.map((body) => this.insertEvent(threadId, runId, body)));
+    return append.immediate();
   }
 
   /** Writes an event with the thread's next sequence number; call it inside a transaction. */
@@ -353,7 +249,6 @@ export class SqliteStorage implements Storage {
   }
 
   async usageOn(userId: string, day: string): Promise<DailyUsage> {
-    this.flushRecords();
     const row = this.statements
       .get("SELECT runs, tokens, cost_usd FROM opspilot_usage WHERE user_id = ? AND day = ?")
       .get(userId, day) as Row | undefined;
@@ -403,7 +298,6 @@ export class SqliteStorage implements Storage {
   }
 
   async threadRecords(threadId: string) {
-    this.flushRecords();
     const runs = this.statements
       .get("SELECT * FROM opspilot_runs WHERE thread_id = ? ORDER BY started_at")
       .all(threadId) as Row[];
@@ -422,17 +316,14 @@ export class SqliteStorage implements Storage {
   }
 
   async prune(before: number): Promise<PruneReport> {
-    this.flushRecords();
     return pruneSqlite(this.db, before);
   }
 
   async compactThread(threadId: string): Promise<CompactReport> {
-    this.flushRecords();
     return compactSqliteThread(this.db, threadId);
   }
 
   async recordsPage(query: RecordsQuery): Promise<RecordsPage> {
-    this.flushRecords();
     return readRecordsPage(
       { read: async (sql, params) => this.statements.get(sql).all(...params) as Row[], insertionOrder: "rowid" },
       query,
@@ -440,7 +331,6 @@ export class SqliteStorage implements Storage {
   }
 
   async summary(window: SummaryWindow): Promise<RecordsSummary> {
-    this.flushRecords();
     const read = (sql: string, ...params: number[]) => this.statements.get(sql).all(...params) as Row[];
     return summarize(window, {
       runs: read(SUMMARY_SQL.runs, window.since, window.until),
@@ -451,7 +341,6 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
-    this.flushRecords();
     // The connection is shared with the checkpointer; its owner closes it.
   }
 }

@@ -148,17 +148,6 @@ export interface ThreadStore {
   appendEvent(threadId: string, runId: string, body: RunEventBody): Promise<RunEvent>;
   /** Appends events in order, numbered one after another, all or none (one statement where the database allows). */
   appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]>;
-  /**
-   * Appends events in the transaction of the checkpointer's next save on the same connection,
-   * calling `onAppended` with them, numbered, once it commits; false (and nothing done) where
-   * the storage cannot, so the caller appends them one by one.
-   */
-  appendEventsWithCommit?(
-    threadId: string,
-    runId: string,
-    bodies: RunEventBody[],
-    onAppended: (events: RunEvent[]) => void,
-  ): boolean;
   eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]>;
   /** Takes the thread's run lease; false when another live run holds it. */
   acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean>;

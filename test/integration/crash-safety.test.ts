@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { ChannelSqliteSaver } from "../../src/storage/sqlite-checkpointer.js";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { OpsStore } from "../../src/tools/index.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
@@ -18,7 +18,7 @@ const child = (mode: string, dbPath: string, threadId = "-", killPoint = "none")
 async function finalState(dbPath: string, threadId: string) {
   const db = new BetterSqlite3(dbPath);
   try {
-    const snapshot = await new ChannelSqliteSaver(db).getTuple({ configurable: { thread_id: threadId } });
+    const snapshot = await new SqliteSaver(db).getTuple({ configurable: { thread_id: threadId } });
     const restarts = new OpsStore(db).countActions({
       action: "restart",
       service: "payment-service",

@@ -5,6 +5,7 @@ import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOOP_EDGES, LOOP_NODES } from "../fixtures/loop-shape.js";
 import { InterruptValueSchema } from "../../src/contracts/pause.js";
 import { freePort } from "../fixtures/ports.js";
 
@@ -143,6 +144,17 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
   it("prints where to point Studio and the API", () => {
     expect(output).toContain(`Studio: https://smith.langchain.com/studio/?baseUrl=${apiUrl}`);
     expect(output).toContain(`API:    ${apiUrl}`);
+  });
+
+  it("draws the six nodes of the loop and their edges for Studio", async () => {
+    const response = await fetch(`${apiUrl}/assistants/${GRAPH_ID}/graph`);
+    expect(response.status).toBe(200);
+    const drawn = (await response.json()) as {
+      nodes: Array<{ id: string }>;
+      edges: Array<{ source: string; target: string }>;
+    };
+    expect(drawn.nodes.map((node) => node.id).sort()).toEqual(["__start__", "__end__", ...LOOP_NODES].sort());
+    expect(drawn.edges.map((edge) => `${edge.source}->${edge.target}`).sort()).toEqual([...LOOP_EDGES].sort());
   });
 
   it("answers Studio's schema request with the input messages and every run option", async () => {

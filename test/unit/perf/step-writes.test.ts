@@ -1,5 +1,4 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
 import { wireLoop } from "../../../src/app/assemble.js";
@@ -36,48 +35,23 @@ describe("what a step writes", () => {
       { configurable: { thread_id: "t1", userId: user.id, role: user.role } },
     );
     saver.putWrites = putWrites;
-    // The input, then call_model and execute_tools per step, then the answering call_model.
-    expect(written).toHaveLength(1 + 2 * steps + 1);
-    const modelTurn = ["batch", "branch:to:execute_tools", "messages", "run"];
+    // The input, then call_model, guard_calls, validate_calls and execute_tools per step, then the answering call_model.
+    expect(written).toHaveLength(1 + 4 * steps + 1);
+    const modelTurn = ["branch:to:guard_calls", "messages", "run"];
+    const guardTurn = ["branch:to:validate_calls", "run"];
+    const validateTurn = ["batch", "branch:to:execute_tools", "run"];
     const toolTurn = ["batch", "branch:to:call_model", "memory", "messages", "run"];
     // The run's first turn clears what an earlier run left (batch, stop).
-    expect(written[1]).toEqual([...modelTurn, "stop"].sort());
-    for (let step = 2; step <= steps; step += 1) expect(written[2 * step - 1]).toEqual(modelTurn);
-    for (let step = 1; step <= steps; step += 1) expect(written[2 * step]).toEqual(toolTurn);
+    expect(written[1]).toEqual([...modelTurn, "batch", "stop"].sort());
+    for (let step = 1; step <= steps; step += 1) {
+      if (step > 1) expect(written[4 * step - 3]).toEqual(modelTurn);
+      expect(written[4 * step - 2]).toEqual(guardTurn);
+      expect(written[4 * step - 1]).toEqual(validateTurn);
+      expect(written[4 * step]).toEqual(toolTurn);
+    }
     expect(written.at(-1)).toEqual(["messages", "run", "stop"]);
     const state = await graph.getState({ configurable: { thread_id: "t1" } });
     expect(state.values.stop).toMatchObject({ reason: "final_answer" });
-    backend.close();
-  });
-});
-
-describe("ChannelSqliteSaver serialization", () => {
-  it("writes plain data with the serializer's exact bytes, and everything else through the serializer", async () => {
-    const backend = openSqlite(":memory:");
-    const saver = backend.checkpointer as unknown as { dumps(value: unknown): Promise<[string, Uint8Array]> };
-    const serde = new JsonPlusSerializer();
-    const values: unknown[] = [
-      null,
-      0,
-      -0,
-      1e21,
-      Number.NaN,
-      true,
-      '看看支付服务 \u2028 "quoted" \\ \n',
-      [],
-      [1, "a", null, [{ b: [] }]],
-      { runId: "r1", steps: 3, recentSteps: ["read_a:{}"], costUsd: 0.5, nested: { deep: { deeper: [1] } } },
-      { step: 1, calls: [{ callId: "c1", args: { query: "x" }, status: "done" }] },
-      // Not plain: the serializer marks undefined, revives dates, maps and sets, and writes a Send its own way.
-      { kept: 1, missing: undefined },
-      [undefined],
-      { at: new Date(0) },
-      new Map([["a", 1]]),
-      { lg_name: "Send", node: "n", args: { a: 1 } },
-      new HumanMessage({ id: "h1", content: "hi" }),
-      new Uint8Array([1, 2]),
-    ];
-    for (const value of values) expect(await saver.dumps(value)).toEqual(await serde.dumpsTyped(value));
     backend.close();
   });
 });
