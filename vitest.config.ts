@@ -1,10 +1,32 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/** LangGraph's checkpointer conformance suite, written against vitest's globals. */
+const CONFORMANCE = "test/integration/checkpoint-conformance.test.ts";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two projects with the same timeouts and pool: every test but the conformance suite, and
+    // the suite with `globals: true`, which it needs. Each file belongs to exactly one project.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "opspilot",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, CONFORMANCE],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "conformance",
+          include: [CONFORMANCE],
+          globals: true,
+        },
+      },
+    ],
   },
 });
