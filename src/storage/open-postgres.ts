@@ -8,7 +8,7 @@ import { BatchedPostgresSaver } from "./postgres-checkpointer.js";
 export interface PostgresBackend {
   /** The shared pool. */
   pool: pg.Pool;
-  /** LangGraph's official PostgreSQL checkpointer on that pool (`PostgresSaver`'s rows), saving a superstep with its records in one round trip. */
+  /** LangGraph's official PostgreSQL checkpointer on that pool (`PostgresSaver`'s rows), saving a superstep in one round trip. */
   checkpointer: BatchedPostgresSaver;
   /** opspilot's own tables on that pool. */
   storage: PostgresStorage;
@@ -49,14 +49,12 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     open.add(client);
     client.once("end", () => open.delete(client));
   });
-  // A step's records and events commit with the step's checkpoint: one round trip where there were several.
-  const storage = new PostgresStorage(pool, { deferRecords: true });
-  const checkpointer = new BatchedPostgresSaver(pool, { alsoCommit: () => storage.drainRecords() });
+  const storage = new PostgresStorage(pool);
+  const checkpointer = new BatchedPostgresSaver(pool);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       const closed = [...open].map((client) => new Promise((resolve) => client.once("end", resolve)));
-      await storage.flushRecords().catch(() => undefined);
       await checkpointer.end();
       await Promise.all(closed);
     })());

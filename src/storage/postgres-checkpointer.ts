@@ -10,8 +10,6 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { DrainedRecords } from "./postgres-storage.js";
-import { runTogether, withLiterals } from "./postgres-literal.js";
 import { HeldTasks, threadKey, type HeldTask } from "./held-writes.js";
 
 /** The checkpointer's tables, in the schema `PostgresSaver` uses by default. */
@@ -61,45 +59,28 @@ const ON_WRITE_CONFLICT = "ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id,
 const KEEP_FIRST = `${ON_WRITE_CONFLICT} DO NOTHING`;
 const REPLACE = `${ON_WRITE_CONFLICT} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`;
 
-/** How a `BatchedPostgresSaver` saves. */
-export interface BatchedPostgresSaverOptions {
-  /**
-   * Records to commit with each checkpoint, before it, in its transaction (opspilot's step
-   * records and events: see `PostgresStorage.drainRecords`). With records, the save is one
-   * simple query of several statements, values written in; a failure rolls it all back.
-   */
-  alsoCommit?: () => DrainedRecords | undefined;
-}
-
 /**
  * LangGraph's official PostgreSQL checkpointer, saving a superstep in one round trip where
  * `PostgresSaver` sends a transaction of one statement per row. `PostgresSaver.put` sends BEGIN,
  * an INSERT per changed channel, the checkpoint's INSERT and COMMIT, each a round trip, and
  * `putWrites` an INSERT per write between BEGIN and COMMIT. Here a task's writes wait (at most
  * 50 ms) for the checkpoint that follows them, and that checkpoint's INSERT carries them and the
- * changed channels in data-modifying `WITH`s, one statement, as atomic as the transactions were.
- * With `alsoCommit`, the records and events of the step go in front of it, in the same
- * transaction and round trip. The task's `putWrites` settles when that commits. A pause's or an
+ * changed channels in data-modifying `WITH`s, one statement with bound parameters, as atomic as
+ * the transactions were. The task's `putWrites` settles when that commits. A pause's or an
  * error's writes, which no checkpoint follows, are saved at once, and a thread's waiting writes
  * are saved before it is read. The rows and their conflict handling are `PostgresSaver`'s own,
  * so either class reads what the other wrote.
  *
  * A process killed while a task's writes wait loses them, as it would lose a task that had not
  * finished: the step runs again from the checkpoint before it (a write tool's journal keeps a
- * write from running twice), and the records of the lost step, which wait with them, go too.
+ * write from running twice). opspilot's records and events are not held: they commit on their own.
  */
 export class BatchedPostgresSaver extends PostgresSaver {
   /** Writes waiting for their checkpoint; those no checkpoint takes are saved on their own. */
   private readonly held = new HeldTasks<HeldRows>((key) => void this.saveHeld(key).catch(() => undefined));
 
-  private readonly alsoCommit: () => DrainedRecords | undefined;
-
-  constructor(
-    private readonly connections: pg.Pool,
-    options: BatchedPostgresSaverOptions = {},
-  ) {
+  constructor(private readonly connections: pg.Pool) {
     super(connections);
-    this.alsoCommit = options.alsoCommit ?? (() => undefined);
   }
 
   override async put(
@@ -116,18 +97,10 @@ export class BatchedPostgresSaver extends PostgresSaver {
     ]);
     // The writes of this checkpoint's tasks (made against an older one) go with it; a later checkpoint's wait.
     const folded = this.held.takeBefore(threadKey(threadId, namespace), checkpoint.id);
-    const records = this.alsoCommit();
-    let recorded = false;
     try {
       const writes = (await Promise.all(folded.map((task) => task.rows))).flat();
-      if (records) await records.previous;
       if (blobs.length + writes.length > ROWS_PER_STATEMENT) {
         // More rows than one statement takes (never in opspilot's graph): PostgresSaver's own transactions.
-        if (records) {
-          const results = await runTogether(this.connections, records.statements);
-          recorded = true;
-          records.committed(results);
-        }
         await this.insertWrites(writes, KEEP_FIRST);
         await super.put(config, checkpoint, metadata, newVersions);
       } else {
@@ -151,16 +124,9 @@ export class BatchedPostgresSaver extends PostgresSaver {
             : []),
         ];
         const text = `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`;
-        if (!records) await this.connections.query(text, params);
-        else {
-          // The records first, then the checkpoint, in one transaction and one round trip.
-          const results = await runTogether(this.connections, [...records.statements, withLiterals(text, params)]);
-          recorded = true;
-          records.committed(results.slice(0, records.statements.length));
-        }
+        await this.connections.query(text, params);
       }
     } catch (error) {
-      if (!recorded) records?.failed();
       for (const task of folded) task.settle(error);
       throw error;
     }

@@ -1,7 +1,6 @@
 import type pg from "pg";
 import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { utcDay } from "./usage-day.js";
-import { runTogether, withLiterals } from "./postgres-literal.js";
 
 /** The latest checkpoint of each thread and namespace (`PostgresSaver`'s tables): its time and whether a pause waits in it. */
 const LATEST_CHECKPOINTS = `
@@ -98,38 +97,31 @@ export async function prunePostgres(pool: pg.Pool, before: number): Promise<Prun
   });
 }
 
-/** What compacting a thread (`$1`) removes, in order (see `Pruner.compactThread`). */
-const COMPACT_THREAD: ReadonlyArray<[keyof CompactReport, string]> = [
-  [
-    "checkpoints",
-    `DELETE FROM checkpoints c WHERE c.thread_id = $1 AND c.checkpoint_id < (SELECT MAX(m.checkpoint_id)
-       FROM checkpoints m WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns)`,
-  ],
-  [
-    "writes",
-    `DELETE FROM checkpoint_writes w WHERE w.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM checkpoints c
-       WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`,
-  ],
-  [
-    "blobs",
-    `DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM checkpoints c,
-       jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = b.thread_id
-       AND c.checkpoint_ns = b.checkpoint_ns AND v.key = b.channel AND v.value = b.version)`,
-  ],
-];
-
 /**
- * Compacts one thread of `PostgresSaver`'s tables in one transaction (see `Pruner.compactThread`):
- * its statements, in order, as one simple query, so a run's end waits for one round trip.
+ * What compacting a thread (`$1`) removes (see `Pruner.compactThread`), in one statement: all
+ * its parts see the thread as it was, so the writes and blobs kept are those of each namespace's
+ * latest checkpoint, the one the first part keeps.
  */
+const COMPACT_THREAD = `WITH latest AS (
+    SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id, checkpoint FROM checkpoints
+    WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id DESC),
+  checkpoints_removed AS (
+    DELETE FROM checkpoints c WHERE c.thread_id = $1 AND c.checkpoint_id < (SELECT l.checkpoint_id FROM latest l
+      WHERE l.checkpoint_ns = c.checkpoint_ns) RETURNING 1),
+  writes_removed AS (
+    DELETE FROM checkpoint_writes w WHERE w.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM latest l
+      WHERE l.checkpoint_ns = w.checkpoint_ns AND l.checkpoint_id = w.checkpoint_id) RETURNING 1),
+  blobs_removed AS (
+    DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM latest l,
+      jsonb_each_text(l.checkpoint -> 'channel_versions') v WHERE l.checkpoint_ns = b.checkpoint_ns
+      AND v.key = b.channel AND v.value = b.version) RETURNING 1)
+SELECT (SELECT count(*) FROM checkpoints_removed)::int AS checkpoints,
+  (SELECT count(*) FROM writes_removed)::int AS writes, (SELECT count(*) FROM blobs_removed)::int AS blobs`;
+
+/** Compacts one thread of `PostgresSaver`'s tables (see `Pruner.compactThread`): one statement, so a run's end waits for one round trip. */
 export async function compactPostgresThread(pool: pg.Pool, threadId: string): Promise<CompactReport> {
-  const report: CompactReport = { checkpoints: 0, writes: 0, blobs: 0 };
-  const results = await runTogether(
-    pool,
-    COMPACT_THREAD.map(([, sql]) => withLiterals(sql, [threadId])),
-  );
-  COMPACT_THREAD.forEach(([counted], i) => (report[counted] += results[i]?.rowCount ?? 0));
-  return report;
+  const { rows } = await pool.query<CompactReport>(COMPACT_THREAD, [threadId]);
+  return rows[0]!;
 }
 
 /** Runs `work` on one client in one transaction: committed when it returns, rolled back when it throws. */

@@ -4,7 +4,6 @@ import { emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-ch
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BatchedPostgresSaver } from "../../src/storage/postgres-checkpointer.js";
-import { withLiterals } from "../../src/storage/postgres-literal.js";
 import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
@@ -208,47 +207,23 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
     expect(left.rows[0]).toEqual({ blobs: 0, checkpoints: 0 });
   });
 
-  it("writes every kind of value as a literal exactly as the driver sends it as a parameter", async () => {
-    await backend.pool.query(
-      "CREATE TABLE literal_check (via TEXT, t TEXT, n BIGINT, r DOUBLE PRECISION, b BOOLEAN, bytes BYTEA, doc JSONB, list TEXT[], missing TEXT)",
-    );
-    const values = [
-      "it's a \\ back'slash, $2 and ünïcödé 你好",
-      1_796_109_496_628,
-      0.000123,
-      true,
-      new Uint8Array([0, 1, 2, 254, 255]),
-      { nested: { quote: "'", dollar: "$1" }, list: [1, null] },
-      ["a", "b'c", ""],
-      undefined,
-    ];
-    const insert = "INSERT INTO literal_check VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::text[], $9)";
-    await backend.pool.query(insert, ["parameters", ...values]);
-    await backend.pool.query(withLiterals(insert, ["literals", ...values]));
-    const { rows } = await backend.pool.query("SELECT * FROM literal_check ORDER BY via");
-    expect(rows).toHaveLength(2);
-    const { via: _literals, ...literal } = rows[0];
-    const { via: _parameters, ...parameter } = rows[1];
-    expect(literal).toEqual(parameter);
-    expect(parameter.t).toBe(values[0]);
-    expect(() => withLiterals("SELECT $1, $2", ["only one"])).toThrow("no value for $2");
-  });
-
-  it("commits a step's records and events in the statement of the checkpoint after them", async () => {
+  it("commits a step's records and events each in a statement of its own, with bound parameters: four statements with its checkpoint", async () => {
     const { storage, checkpointer } = backend;
     const { checkpoint, versions } = checkpointWith(2);
-    const config = { configurable: { thread_id: "records-ride", checkpoint_ns: "" } };
-    await storage.createThread("records-ride", "alice");
-    const appended: number[] = [];
+    const config = { configurable: { thread_id: "records-apart", checkpoint_ns: "" } };
+    await storage.createThread("records-apart", "alice");
+    const committedRuns = async () =>
+      (await backend.pool.query("SELECT run_id FROM opspilot_runs WHERE thread_id = $1", ["records-apart"])).rows;
+    let seenBeforeSave: unknown[] = [];
     const statements = await statementsOf(async () => {
       await storage.recordRunStart({
-        runId: "ride-1",
-        threadId: "records-ride",
+        runId: "apart-1",
+        threadId: "records-apart",
         userId: "alice",
         startedAt: Date.now(),
       });
       await storage.recordStep({
-        runId: "ride-1",
+        runId: "apart-1",
         step: 1,
         latencyMs: 5,
         inputTokens: 100,
@@ -256,44 +231,35 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
         toolCalls: 1,
         costUsd: 0.5,
       });
-      expect(
-        storage.appendEventsWithCommit("records-ride", "ride-1", [{ type: "run_started" }], (events) =>
-          appended.push(...events.map((event) => event.seq)),
-        ),
-      ).toBe(true);
+      const events = await storage.appendEvents("records-apart", "apart-1", [{ type: "run_started" }]);
+      expect(events.map((event) => event.seq)).toEqual([1]);
+      counting = false;
+      // Committed before their calls returned: another connection sees them with no checkpoint saved.
+      seenBeforeSave = await committedRuns();
+      counting = true;
       await checkpointer.put(config, checkpoint, { source: "loop", step: 1, parents: {} }, versions);
     });
-    expect(statements).toHaveLength(1);
-    expect(appended).toEqual([1]);
-    // The run's start counted before its step's tokens: the statements ran in the order they were made.
+    expect(seenBeforeSave).toEqual([{ run_id: "apart-1" }]);
+    // The run's start, the step with its usage, the events, then the checkpoint with its two channels: the table each writes first.
+    expect(statements.map((text) => /INSERT INTO (?:"public"\.)?(\w+)/.exec(text)?.[1])).toEqual([
+      "opspilot_runs",
+      "opspilot_steps",
+      "opspilot_event_seqs",
+      "checkpoint_blobs",
+    ]);
+    // No value is written into a statement's text: each is one statement, its values bound.
+    expect(statements.filter((text) => text.includes(";") || text.includes("apart-1"))).toEqual([]);
     expect(await storage.usageOn("alice", new Date().toISOString().slice(0, 10))).toMatchObject({
       runs: 1,
       tokens: 120,
     });
-    const { steps } = await storage.threadRecords("records-ride");
-    expect(steps).toHaveLength(1);
-    expect(await storage.eventsAfter("records-ride", 0)).toEqual([
-      { type: "run_started", threadId: "records-ride", runId: "ride-1", seq: 1 },
+    expect((await storage.threadRecords("records-apart")).steps).toHaveLength(1);
+    expect(await storage.eventsAfter("records-apart", 0)).toEqual([
+      { type: "run_started", threadId: "records-apart", runId: "apart-1", seq: 1 },
     ]);
   });
 
-  it("commits records no checkpoint takes on their own, and before a read of the records", async () => {
-    const { storage } = backend;
-    const count = async (runId: string) =>
-      (await backend.pool.query("SELECT count(*)::int AS n FROM opspilot_runs WHERE run_id = $1", [runId])).rows[0]
-        .n as number;
-    await storage.recordRunStart({ runId: "alone-1", threadId: "alone", userId: "bob", startedAt: Date.now() });
-    // Nothing reads the records nor saves a checkpoint: they commit by themselves, on a later turn.
-    const deadline = Date.now() + 5_000;
-    while ((await count("alone-1")) === 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await count("alone-1")).toBe(1);
-
-    await storage.recordRunStart({ runId: "read-1", threadId: "read", userId: "bob", startedAt: Date.now() });
-    expect((await storage.threadRecords("read")).runs.map((run) => run.run_id)).toEqual(["read-1"]);
-  });
-
-  it("keeps the records of a checkpoint whose statement fails, and commits them with the next", async () => {
+  it("keeps the records committed before a checkpoint whose statement fails", async () => {
     const { storage, checkpointer } = backend;
     const { checkpoint, versions } = checkpointWith(1);
     const config = { configurable: { thread_id: "refused-records", checkpoint_ns: "" } };
@@ -306,9 +272,45 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
         versions,
       ),
     ).rejects.toThrow();
-    const runs = () => backend.pool.query("SELECT run_id FROM opspilot_runs WHERE run_id = 'refused-1'");
-    expect((await runs()).rows).toEqual([]);
-    await checkpointer.put(config, checkpoint, { source: "loop", step: 1, parents: {} }, versions);
-    expect((await runs()).rows).toEqual([{ run_id: "refused-1" }]);
+    const runs = await backend.pool.query("SELECT run_id FROM opspilot_runs WHERE run_id = 'refused-1'");
+    expect(runs.rows).toEqual([{ run_id: "refused-1" }]);
+    expect(await checkpointer.getTuple(config)).toBeUndefined();
+  });
+
+  it("resumes and finishes, through openPostgres, a thread the stock PostgresSaver paused", async () => {
+    const url = await cluster.createDatabase("written_by_stock");
+    const pool = new pg.Pool({ connectionString: url });
+    const stock = new PostgresSaver(pool);
+    await stock.setup();
+    const config = { configurable: { thread_id: "paused-by-stock" } };
+    await buildGraph()
+      .compile({ checkpointer: stock })
+      .invoke({ notes: ["start"] }, config);
+    await stock.end();
+
+    const reopened = await openPostgres(url);
+    try {
+      const graph = buildGraph().compile({ checkpointer: reopened.checkpointer });
+      const paused = await graph.getState(config);
+      expect(paused.values).toEqual({ notes: ["start", "note 1", "note 2", "note 3"], count: 3 });
+      expect(paused.next).toEqual(["ask"]);
+      expect(paused.tasks.map((task) => task.interrupts.map(({ value }) => value))).toEqual([[{ question: "go on?" }]]);
+      const stepsOf = async () => {
+        const steps: number[] = [];
+        for await (const snapshot of graph.getStateHistory(config)) steps.push(snapshot.metadata?.step ?? NaN);
+        return steps;
+      };
+      expect(await stepsOf()).toEqual([3, 2, 1, 0, -1]);
+      const finished = await graph.invoke(new Command({ resume: "yes" }), config);
+      expect(finished).toEqual({ notes: ["start", "note 1", "note 2", "note 3", "answer: yes"], count: 3 });
+      const state = await graph.getState(config);
+      expect(state.values).toEqual(finished);
+      expect(state.next).toEqual([]);
+      expect(state.tasks).toEqual([]);
+      // The stock saver's checkpoints are all still there, under the reopened saver's one.
+      expect(await stepsOf()).toEqual([4, 3, 2, 1, 0, -1]);
+    } finally {
+      await reopened.close();
+    }
   });
 });

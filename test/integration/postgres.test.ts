@@ -313,8 +313,7 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
 
   it("keeps the full raw result of a call, addressable by call id", async () => {
     await first.storage.saveResult("results-thread", "c1", "big", { text: "x\u0000y", rows: [1, 2] });
-    // A result commits with its step's checkpoint (or on its own a turn later); another process reads it after that.
-    await first.storage.flushRecords();
+    // A result is committed before saveResult returns: another process reads it at once.
     expect(await second.storage.getResult("results-thread", "c1")).toEqual({
       tool: "big",
       raw: { text: "x\u0000y", rows: [1, 2] },
