@@ -156,7 +156,7 @@ describe.skipIf(skipPostgres)("records on PostgreSQL", () => {
         Number((await backend.pool.query<{ n: string }>(sql, params)).rows[0]!.n);
       await checkPrune(backend, {
         checkpoints: (threadId) => count("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = $1", [threadId]),
-        danglingBlobs: () =>
+        dangling: () =>
           count(`SELECT COUNT(*) AS n FROM checkpoint_blobs b WHERE NOT EXISTS (SELECT 1 FROM checkpoints c,
             jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = b.thread_id
             AND c.checkpoint_ns = b.checkpoint_ns AND v.key = b.channel AND v.value = b.version)`),

@@ -23,6 +23,7 @@ describe("loadEnv", () => {
       HOST: "127.0.0.1",
       PORT: 8787,
       OPSPILOT_RATE_LIMIT_PER_MINUTE: 60,
+      OPSPILOT_CHECKPOINTS: "history",
       OPSPILOT_LOG_LEVEL: "info",
       OPSPILOT_PRICE_INPUT_PER_MTOK: 0,
       OPSPILOT_PRICE_OUTPUT_PER_MTOK: 0,

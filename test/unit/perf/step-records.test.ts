@@ -35,52 +35,44 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-describe("a step's records commit with the step's checkpoint writes", () => {
-  it("records made by a node become visible in the same commit as that node's writes", async () => {
+describe("a step's records commit on their own", () => {
+  it("records made by a node are committed before that node's checkpoint writes", async () => {
     const { backend, count, close } = openPair();
     const steps = 2;
     const { graph } = scriptedLoop(backend, readSteps(steps));
     await backend.storage.createThread("t1", user.id);
     await backend.storage.recordRunStart(run);
     const saver = backend.checkpointer;
-    const seen: Array<{ channels: string[]; before: number[]; after: number[] }> = [];
+    const seen: Array<{ channels: string[]; before: number[] }> = [];
     const tables = ["opspilot_steps", "opspilot_tool_calls", "opspilot_results"];
     const putWrites = saver.putWrites.bind(saver);
     saver.putWrites = async (config, writes, taskId) => {
-      const before = tables.map(count);
+      seen.push({ channels: writes.map(([channel]) => channel), before: tables.map(count) });
       await putWrites(config, writes, taskId);
-      seen.push({ channels: writes.map(([channel]) => channel), before, after: tables.map(count) });
     };
     await graph.invoke(
       { messages: [new HumanMessage("go")] },
       { configurable: { thread_id: "t1", run_id: "r1", userId: user.id, role: user.role } },
     );
     saver.putWrites = putWrites;
-    const modelTurns = seen.filter((turn) => turn.channels.includes("branch:to:execute_tools"));
+    const modelTurns = seen.filter((turn) => turn.channels.includes("branch:to:guard_calls"));
     // execute_tools writes the working memory; the input also routes to call_model, but writes none.
     const toolTurns = seen.filter((turn) => turn.channels.includes("memory"));
     expect(modelTurns).toHaveLength(steps);
     expect(toolTurns).toHaveLength(steps);
-    // Before call_model's writes commit, its step row is not in the database; in that commit it is.
-    modelTurns.forEach((turn, i) => {
-      expect(turn.before[0]).toBe(i);
-      expect(turn.after[0]).toBe(i + 1);
-    });
-    // The same for execute_tools: the tool-call row and the stored result commit with its writes.
-    toolTurns.forEach((turn, i) => {
-      expect(turn.before.slice(1)).toEqual([i, i]);
-      expect(turn.after.slice(1)).toEqual([i + 1, i + 1]);
-    });
+    // A reader on another connection already sees call_model's step row when its writes are saved.
+    modelTurns.forEach((turn, i) => expect(turn.before[0]).toBe(i + 1));
+    // The same for execute_tools: the tool-call row and the stored result are there before its writes.
+    toolTurns.forEach((turn, i) => expect(turn.before.slice(1)).toEqual([i + 1, i + 1]));
     close();
   });
 
-  it("commits records on their own in the next event-loop iteration when no checkpoint comes", async () => {
+  it("commits each record as it is made", async () => {
     const { backend, count, close } = openPair();
     await backend.storage.createThread("t1", user.id);
     await backend.storage.recordRunStart(run);
+    expect(count("opspilot_runs")).toBe(1);
     await backend.storage.recordStep(step);
-    expect(count("opspilot_steps")).toBe(0);
-    await new Promise((resolve) => setImmediate(resolve));
     expect(count("opspilot_steps")).toBe(1);
     expect(count("opspilot_usage")).toBe(1);
     close();
@@ -97,60 +89,6 @@ describe("a step's records commit with the step's checkpoint writes", () => {
     expect(await backend.storage.getResult("t1", "c1")).toEqual({ tool: "read_a", raw: { rows: [1, 2] } });
     expect((await backend.storage.usageOn(user.id, new Date().toISOString().slice(0, 10))).tokens).toBe(12);
     expect(count("opspilot_steps")).toBe(1);
-    close();
-  });
-
-  it("commits the records made before an event in that event's commit: a run's end before its run_finished", async () => {
-    const { backend, close } = openPair();
-    await backend.storage.createThread("t1", user.id);
-    await backend.storage.recordRunStart(run);
-    await backend.storage.recordRunEnd({
-      runId: "r1",
-      stopReason: "final_answer",
-      steps: 1,
-      durationMs: 5,
-      resumed: false,
-    });
-    const reader = new BetterSqlite3(backend.db.name, { readonly: true });
-    const finished = () =>
-      (
-        reader.prepare("SELECT finished_at FROM opspilot_runs WHERE run_id = 'r1'").get() as
-          { finished_at: number | null } | undefined
-      )?.finished_at ?? null;
-    expect(finished()).toBeNull();
-    await backend.storage.appendEvent("t1", "r1", {
-      type: "run_finished",
-      stopReason: "final_answer",
-      steps: 1,
-      durationMs: 5,
-    } as never);
-    expect(finished()).not.toBeNull();
-    reader.close();
-    close();
-  });
-
-  it("rolls the checkpoint writes back with a record that cannot be written, and keeps the record waiting", async () => {
-    const { backend, count, close } = openPair();
-    await backend.storage.createThread("t1", user.id);
-    await backend.storage.recordRunStart(run);
-    await backend.storage.recordToolCall({
-      runId: "r1",
-      threadId: "t1",
-      callId: "c1",
-      tool: "read_a",
-      argsDigest: "d",
-      outcome: "ok",
-      durationMs: 1,
-    });
-    // The record's table is gone for a moment: its insert fails inside the saver's transaction.
-    backend.db.exec("ALTER TABLE opspilot_tool_calls RENAME TO opspilot_tool_calls_away");
-    const config = { configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: "cp1" } };
-    await expect(backend.checkpointer.putWrites(config, [["messages", "x"]], "task1")).rejects.toThrow();
-    expect(count("writes")).toBe(0);
-    backend.db.exec("ALTER TABLE opspilot_tool_calls_away RENAME TO opspilot_tool_calls");
-    await backend.checkpointer.putWrites(config, [["messages", "x"]], "task1");
-    expect(count("writes")).toBe(1);
-    expect(count("opspilot_tool_calls")).toBe(1);
     close();
   });
 });

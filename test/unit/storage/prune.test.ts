@@ -14,10 +14,9 @@ describe("prune on SQLite", () => {
     const count = (sql: string, ...params: unknown[]) => (backend.db.prepare(sql).get(...params) as { n: number }).n;
     await checkPrune(backend, {
       checkpoints: async (threadId) => count("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ?", threadId),
-      danglingBlobs: async () =>
-        count(`SELECT COUNT(*) AS n FROM opspilot_checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) NOT IN (
-          SELECT c.thread_id, c.checkpoint_ns, v.key, CAST(v.value AS TEXT) FROM checkpoints c,
-          json_each(json_extract(CAST(c.checkpoint AS TEXT), '$.channel_versions')) v)`),
+      dangling: async () =>
+        count(`SELECT COUNT(*) AS n FROM writes w WHERE NOT EXISTS (SELECT 1 FROM checkpoints c
+          WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`),
     });
     backend.close();
   });
