@@ -1,9 +1,4 @@
-import {
-  END,
-  START,
-  StateGraph,
-  type BaseCheckpointSaver,
-} from "@langchain/langgraph";
+import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AgentInput, AgentState } from "./state.js";
 import { RunOptionsSchema } from "./config.js";

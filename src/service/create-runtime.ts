@@ -23,6 +23,7 @@ import { exportRecords } from "./records-export.js";
 import { holdForRun, tryLease } from "./lease.js";
 import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { makeArgsView } from "./args-view.js";
+import { recordedMessageIds } from "./message-views.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
 import { listThreads, threadTitle } from "./thread-list.js";
 
@@ -94,6 +95,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     runOptions?: RunOptionsRequest;
     /** Whether the run is new (counts against the runs quota) or continues one. */
     entry: QuotaEntry;
+    /** A recovery sends the events a process that died left unsent. */
+    recovering?: boolean;
     plan: Planner;
   }) {
     const { threadId } = options;
@@ -109,7 +112,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     try {
       const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
       plan = options.plan(snapshot);
-      seen = messageIds(snapshot.values as AgentStateType);
+      seen = options.recovering
+        ? recordedMessageIds(
+            (snapshot.values as AgentStateType).messages ?? [],
+            await storage.eventsAfter(threadId, 0),
+            viewArgs,
+          )
+        : messageIds(snapshot.values as AgentStateType);
       // A resume or a recovery, from any process, keeps the limits its run was started with.
       if (options.entry === "start") {
         if (Object.keys(requested.asked).length > 0) await storage.saveRunLimits(threadId, plan.runId, requested.asked);
@@ -197,6 +206,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         threadId,
         user,
         entry: "continue",
+        recovering: true,
         plan: planRecover(threadId),
       });
     },

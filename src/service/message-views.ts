@@ -124,3 +124,33 @@ function modelStepOf(message: AIMessage): ModelStep | undefined {
     costUsd: meta.costUsd ?? 0,
   };
 }
+
+/** What identifies an event of a message in the log: its kind and the call or message it is about. */
+function eventKey(body: RunEventBody): string | undefined {
+  if (body.type === "tool_call" || body.type === "tool_result") return `${body.type}:${body.callId}`;
+  if (body.type === "assistant_message") return `assistant_message:${body.messageId}`;
+  return undefined;
+}
+
+/**
+ * Ids of the thread's messages whose events the log already holds. A checkpoint is saved
+ * before the events of its messages are appended, so a process that died between the two
+ * left messages with no events; only those of the current run (after the last user message)
+ * are looked for, so events pruned from older runs are never sent again.
+ */
+export function recordedMessageIds(
+  messages: readonly BaseMessage[],
+  logged: readonly RunEventBody[],
+  viewArgs: ArgsView,
+): Set<string> {
+  const keys = new Set(logged.map(eventKey).filter((key) => key !== undefined));
+  const lastUser = messages.findLastIndex((message) => HumanMessage.isInstance(message));
+  const recorded = new Set<string>();
+  messages.forEach((message, index) => {
+    if (!message.id) return;
+    const own = eventsForMessage(message, viewArgs).map(eventKey);
+    if (index <= lastUser || own.length === 0 || own.some((key) => key !== undefined && keys.has(key)))
+      recorded.add(message.id);
+  });
+  return recorded;
+}
