@@ -1,6 +1,41 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/** The rooms of src/, from the ground floor up; rooms on one floor never import each other. */
+const FLOORS = [
+  ["contracts"],
+  ["storage", "config"],
+  ["tools", "models"],
+  ["execution"],
+  ["context"],
+  ["graph"],
+  ["nodes"],
+  ["agent"],
+  ["service"],
+  ["app"],
+  ["server", "cli", "eval", "mcp-server"],
+];
+
+/** One rule per room: it may import the rooms of the floors below it, and nothing of its own floor or above. */
+function floorRules() {
+  return FLOORS.flatMap((rooms, floor) =>
+    rooms.map((room) => {
+      const below = FLOORS.slice(0, floor).flat();
+      const forbidden = FLOORS.flat().filter((other) => other !== room && !below.includes(other));
+      const message =
+        floor === 0
+          ? "src/contracts is the bottom floor: it imports nothing of ours."
+          : `src/${room} imports only the rooms below it: ${below.join(", ")}.`;
+      // Relative imports only: a package's own folders (an SDK's server/) are no rooms of ours.
+      const regex = floor === 0 ? "^\\.\\./" : `^(\\.\\./)+(${forbidden.join("|")})/`;
+      return {
+        files: [`src/${room}/**/*.ts`],
+        rules: { "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] },
+      };
+    }),
+  );
+}
+
 export default tseslint.config(
   { ignores: ["node_modules", "dist", ".build-test-*", ".langgraph_api", "public/vendor", "test/artifacts"] },
   js.configs.recommended,
@@ -16,73 +51,8 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
-  // Floors: a lower room never imports a higher one (docs/design.md, "Where things are").
-  {
-    files: ["src/contracts/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        { patterns: [{ group: ["../**"], message: "src/contracts is the bottom floor: it imports nothing of ours." }] },
-      ],
-    },
-  },
-  {
-    files: ["src/storage/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [{ regex: "^\\.\\./(?!contracts/)", message: "src/storage depends on src/contracts only." }],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/graph/**/*.ts", "src/nodes/**/*.ts", "src/execution/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["**/service/**", "**/server/**", "**/cli/**", "**/app/**"],
-              message: "The loop (graph, nodes, execution) never imports the service, server, CLI or app rooms.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/eval/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["**/server/**", "**/cli/**", "**/mcp-server/**"],
-              message:
-                "src/eval stands on src/app: it imports app/ and the rooms below, never the server, CLI or MCP server.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // A separate rule name, so the floors above keep their own no-restricted-imports.
-    files: ["src/**/*.ts"],
-    ignores: ["src/eval/**"],
-    rules: {
-      "@typescript-eslint/no-restricted-imports": [
-        "error",
-        {
-          patterns: [{ group: ["**/eval/**"], message: "Nothing imports src/eval: its only way in is npm run eval." }],
-        },
-      ],
-    },
-  },
+  // Floors: a room imports only the rooms on the floors below it (docs/design.md, "Where things are").
+  ...floorRules(),
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: {

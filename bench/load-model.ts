@@ -1,5 +1,5 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../test/fixtures/scripted-model.js";
 
 /** Most model calls one server answers; far above what the benchmark asks for. */
 const MAX_MODEL_CALLS = 5_000;

@@ -7,7 +7,7 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { createApp } from "../src/app/assemble.js";
 import { loadEnv } from "../src/config/env.js";
-import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 
 const user = { id: "bench", role: "operator" };

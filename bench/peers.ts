@@ -11,7 +11,7 @@ import {
   toolRetryMiddleware,
 } from "langchain";
 import { recursionLimitFor, type RunOptionsInput } from "../src/graph/config.js";
-import type { ScriptedChatModel } from "../src/models/scripted-model.js";
+import type { ScriptedChatModel } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 import { wireLoop } from "../src/app/assemble.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";

@@ -8,7 +8,7 @@ import { loadEnv } from "../src/config/env.js";
 import { recursionLimitFor } from "../src/graph/config.js";
 import type { StreamEvent } from "../src/contracts/events.js";
 import { DemoChatModel } from "../src/models/demo-model.js";
-import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 import { openSqlite } from "../src/storage/open-sqlite.js";
 import { CATEGORIES, checkpointerValueBytes, diskBytesByCategory, type TableCategory } from "./sqlite-bytes.js";

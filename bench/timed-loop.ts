@@ -5,7 +5,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { setTimeout as sleep } from "node:timers/promises";
 import { wireLoop } from "../src/app/assemble.js";
 import { recursionLimitFor } from "../src/graph/config.js";
-import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/create-runtime.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";
 import type { ToolRegistry } from "../src/tools/registry.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { defineTool } from "../src/tools/types.js";
 

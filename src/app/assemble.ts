@@ -4,7 +4,7 @@ import type { Database } from "better-sqlite3";
 import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
-import { compileGraph, type OpsPilotGraph } from "../graph/graph.js";
+import { compileGraph, type OpsPilotGraph } from "../agent/graph.js";
 import { createChatModel } from "../models/provider.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { CancellationRegistry } from "../service/cancellation.js";

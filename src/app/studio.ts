@@ -1,6 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions, recursionLimitFor } from "../graph/config.js";
-import type { OpsPilotGraph } from "../graph/graph.js";
+import type { OpsPilotGraph } from "../agent/graph.js";
 import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
 import { hostedGraph, type HostedGraph } from "./assemble.js";
 

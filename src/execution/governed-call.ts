@@ -1,7 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Observation } from "../contracts/observation.js";
 import type { RunUser } from "../contracts/user.js";
-import type { PlannedCall } from "../graph/state.js";
+import type { PlannedCall } from "../contracts/calls.js";
 import type { WriteJournal } from "../storage/types.js";
 import { withFallback } from "../tools/policy.js";
 import type { ToolRegistry } from "../tools/registry.js";

@@ -1,6 +1,6 @@
 import { ToolMessage } from "@langchain/core/messages";
 import type { CallDecision, ErrorCode, Observation, ObservationMeta } from "../contracts/observation.js";
-import type { ProposedCall } from "../graph/pairing.js";
+import type { ProposedCall } from "../contracts/calls.js";
 import { boundObservation } from "./sanitize.js";
 
 /**

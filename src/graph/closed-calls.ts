@@ -3,7 +3,7 @@ import type { ObservationMeta } from "../contracts/observation.js";
 import { argsHash } from "../contracts/canonical.js";
 import type { CallRecordOutcome, Recorder } from "../storage/types.js";
 import { summarizeArgs } from "../execution/args-summary.js";
-import { proposedCalls } from "./pairing.js";
+import { proposedCalls } from "../contracts/calls.js";
 import type { Batch } from "./state.js";
 
 /**

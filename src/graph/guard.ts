@@ -3,7 +3,7 @@ import type { ObservationMeta } from "../contracts/observation.js";
 import { canonicalJson } from "../contracts/canonical.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunOptions } from "./config.js";
-import type { ProposedCall } from "./pairing.js";
+import type { ProposedCall } from "../contracts/calls.js";
 import type { RunInfo } from "./state.js";
 
 /** How many step fingerprints a run keeps: enough to see a cycle of four steps twice. */

@@ -1,30 +1,5 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-
-/** A tool call the model proposed: a parsed call or one whose arguments were not valid JSON. */
-export interface ProposedCall {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-  /** Why the arguments could not be parsed, for calls from `invalid_tool_calls`. */
-  parseError?: string;
-}
-
-/** Every call an assistant message proposes, parsed and unparsable, in order. */
-export function proposedCalls(message: BaseMessage): ProposedCall[] {
-  if (!AIMessage.isInstance(message)) return [];
-  const valid = (message.tool_calls ?? []).map((call) => ({
-    id: call.id ?? "",
-    name: call.name,
-    args: (call.args ?? {}) as Record<string, unknown>,
-  }));
-  const invalid = (message.invalid_tool_calls ?? []).map((call) => ({
-    id: call.id ?? "",
-    name: call.name ?? "",
-    args: {},
-    parseError: call.error ?? "arguments are not valid JSON",
-  }));
-  return [...valid, ...invalid];
-}
+import { proposedCalls, type ProposedCall } from "../contracts/calls.js";
 
 /** A broken pairing: which ids are unanswered, answered twice, or orphaned. */
 export interface PairingReport {

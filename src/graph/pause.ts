@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { StateSnapshot } from "@langchain/langgraph";
-import { callBase, type Batch, type PlannedCall, type WaitingCallPlan } from "./state.js";
+import { type Batch } from "./state.js";
+import { callBase, type PlannedCall, type WaitingCallPlan } from "../contracts/calls.js";
 import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";
 import {

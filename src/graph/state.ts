@@ -2,10 +2,9 @@ import { z } from "zod";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { registry } from "@langchain/langgraph/zod";
 import type { Language } from "../contracts/language.js";
-import type { CallDecision, ErrorCode } from "../contracts/observation.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
-import type { MissingField } from "../contracts/pause.js";
-import { applyMemoryUpdate, emptyMemory, type MemoryUpdate, type WorkingMemory } from "./memory.js";
+import type { PlannedCall } from "../contracts/calls.js";
+import { applyMemoryUpdate, emptyMemory, type MemoryUpdate, type WorkingMemory } from "../context/memory.js";
 
 /** Bookkeeping of the current run; reset when a new user message starts a run. */
 export interface RunInfo {
@@ -33,83 +32,6 @@ export interface RunInfo {
   language: Language;
   /** Whether this run was resumed from a pause at least once. */
   resumed: boolean;
-}
-
-/** What every call of a batch carries, whatever the loop decided for it. */
-export interface CallBase {
-  /** Tool-call id from the model (made unique). */
-  callId: string;
-  /** Tool name as proposed. */
-  tool: string;
-  /** Args to run with: frozen once approved. */
-  args: Record<string, unknown>;
-  /** sha256 of the canonical args. */
-  argsHash: string;
-  /** Whether the tool only reads. */
-  readOnly: boolean;
-  /** Tool risk. */
-  risk: "low" | "high";
-  /** Set once the user approved or edited: the hash the approval is bound to. */
-  approvedHash?: string;
-  /** Set once a person answered the pause the call waited in: who, what, and the args they were shown. */
-  decision?: CallDecision;
-}
-
-/** A call that runs in this step. */
-export interface ReadyCall extends CallBase {
-  /** Where the call stands. */
-  status: "ready";
-}
-
-/** A call waiting for fields only the user can give; a high-risk one also waits for the approval of its final args. */
-export interface NeedsParamsCall extends CallBase {
-  /** Where the call stands. */
-  status: "needs_params";
-  /** The fields to ask for; an answer's `params` may fill these and nothing else. */
-  missing: MissingField[];
-  /** Why the call waits, when the tool itself asked mid-run. */
-  reason?: string;
-}
-
-/** A high-risk call waiting for the user's approval. */
-export interface NeedsApprovalCall extends CallBase {
-  /** Where the call stands. */
-  status: "needs_approval";
-}
-
-/** A call that does not run: the executor writes `failure` as its observation. */
-export interface FailedCall extends CallBase {
-  /** Where the call stands. */
-  status: "failed";
-  /** The observation written instead of running. */
-  failure: { errorCode: ErrorCode; message: string };
-}
-
-/** A call whose result is written. */
-export interface DoneCall extends CallBase {
-  /** Where the call stands. */
-  status: "done";
-}
-
-/** One call of the batch the model proposed, with what the loop decided for it. */
-export type PlannedCall = ReadyCall | NeedsParamsCall | NeedsApprovalCall | FailedCall | DoneCall;
-
-/** A call that waits for the user. */
-export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
-
-/** The shared fields of a call, so a new status never carries the fields of the old one. */
-export function callBase(call: PlannedCall): CallBase {
-  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision } = call;
-  return {
-    callId,
-    tool,
-    args,
-    argsHash,
-    readOnly,
-    risk,
-    ...(approvedHash !== undefined ? { approvedHash } : {}),
-    ...(decision !== undefined ? { decision } : {}),
-  };
 }
 
 /** The batch of calls of the latest model turn. */

@@ -7,7 +7,7 @@ import type { Language } from "../contracts/language.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { LimitHit } from "./guard.js";
 import type { StopInfo } from "./state.js";
-import { isContextOverflow } from "./context-overflow.js";
+import { isContextOverflow } from "../context/context-overflow.js";
 
 /** What a run found before it stopped: one line per successful observation. */
 export interface Finding {

@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import { callBase, type FailedCall, type PlannedCall } from "./state.js";
+import { callBase, type FailedCall, type PlannedCall } from "../contracts/calls.js";
 import type { Role, RunUser } from "../contracts/user.js";
 import type { ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { roleAllows } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";
 import type { MissingField } from "../contracts/pause.js";
-import type { ProposedCall } from "./pairing.js";
+import type { ProposedCall } from "../contracts/calls.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 
 /** What `validate_calls` decides for one call, given the step's context. */

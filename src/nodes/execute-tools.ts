@@ -2,7 +2,8 @@ import type { ToolMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions } from "../graph/config.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
-import { callBase, type AgentStateType, type AgentStateUpdate, type PlannedCall } from "../graph/state.js";
+import { type AgentStateType, type AgentStateUpdate } from "../graph/state.js";
+import { callBase, type PlannedCall } from "../contracts/calls.js";
 import { notAllowed } from "../graph/validation.js";
 import type { CallOutcome } from "../execution/call-tool.js";
 import { runGoverned, ToolRateLimits } from "../execution/governed-call.js";
@@ -14,8 +15,8 @@ import { failedStepsAfter, stepResults } from "../graph/guard.js";
 import type { ErrorCode } from "../contracts/observation.js";
 import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
-import { memoryEntry, type MemoryEntry } from "../graph/memory.js";
-import { currentTurnOf } from "../graph/turns.js";
+import { memoryEntry, type MemoryEntry } from "../context/memory.js";
+import { currentTurnOf } from "../context/turns.js";
 import { spentCostUnits } from "../execution/tool-cost.js";
 
 /** What `execute_tools` needs. */

@@ -2,7 +2,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import { RECENT_STEPS_KEPT, asksApproval, checkLimits, stepFingerprint } from "../graph/guard.js";
-import { lastAssistant, proposedCalls } from "../graph/pairing.js";
+import { lastAssistant } from "../graph/pairing.js";
+import { proposedCalls } from "../contracts/calls.js";
 import { limitStop } from "../graph/stop-message.js";
 import type { ToolRegistry } from "../tools/registry.js";
 

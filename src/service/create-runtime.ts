@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { OpsPilotGraph } from "../graph/graph.js";
+import type { OpsPilotGraph } from "../agent/graph.js";
 import { recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
 import { limitsOf, OPEN_LIMIT_POLICY, type LimitPolicy, type RunOptionsRequest } from "../graph/limits.js";
 import { checkQuotas, type DailyQuotas, type QuotaEntry } from "./quotas.js";

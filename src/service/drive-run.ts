@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Command, INTERRUPT } from "@langchain/langgraph";
-import type { OpsPilotGraph } from "../graph/graph.js";
+import type { OpsPilotGraph } from "../agent/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { RunEventBody, StreamEvent } from "../contracts/events.js";

@@ -1,4 +1,4 @@
-import type { OpsPilotGraph } from "../graph/graph.js";
+import type { OpsPilotGraph } from "../agent/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
 import type { RunEvent } from "../contracts/events.js";

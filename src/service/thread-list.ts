@@ -1,5 +1,5 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import type { OpsPilotGraph } from "../graph/graph.js";
+import type { OpsPilotGraph } from "../agent/graph.js";
 import { messageText } from "../graph/run-info.js";
 import type { Storage } from "../storage/types.js";
 import type { RunUser } from "../contracts/user.js";

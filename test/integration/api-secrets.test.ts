@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 

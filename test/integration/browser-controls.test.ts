@@ -1,6 +1,6 @@
 import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { startTestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 import { leaveUnfinished } from "../fixtures/unfinished-thread.js";

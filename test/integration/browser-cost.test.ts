@@ -2,7 +2,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { type Browser } from "playwright-core";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 

@@ -8,7 +8,7 @@ import { createApp } from "../../src/app/assemble.js";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { loadEnv } from "../../src/config/env.js";
-import { ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { runCliProcess } from "../fixtures/cli-process.js";
 import { testTools } from "../fixtures/test-tools.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseScenarios } from "../../src/eval/load-scenarios.js";
 import { runEval } from "../../src/eval/run-eval.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { filesystemServer } from "../fixtures/mcp-servers.js";
 
 describe("npm run eval with the config file's MCP servers", () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { renderHtmlReport } from "../../src/eval/html-report.js";
 import { parseScenarios } from "../../src/eval/load-scenarios.js";
 import { runEval } from "../../src/eval/run-eval.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 
 const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;

@@ -9,7 +9,7 @@ import { parseConfig } from "../../src/config/file.js";
 import { argsHash } from "../../src/contracts/canonical.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import { createMcpToolSource, type McpToolSource } from "../../src/tools/mcp/index.js";
 import { createMcpApp, observationOf, pauseOf, tracedSource, typesOf } from "../fixtures/mcp-app.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { argsHash } from "../../src/contracts/canonical.js";
-import { answerMessage, callsMessage } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../fixtures/scripted-model.js";
 import { createServer } from "../../src/server/app.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import { createMcpToolSource, type McpToolSource } from "../../src/tools/mcp/index.js";

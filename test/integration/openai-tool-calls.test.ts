@@ -3,7 +3,7 @@ import { AIMessage, HumanMessage, ToolMessage, type AIMessageChunk, type BaseMes
 import { ChatOpenAI } from "@langchain/openai";
 import { createOpenAIChatModel } from "../../src/models/openai-model.js";
 import { normalizeModelMessage } from "../../src/models/normalize.js";
-import { proposedCalls } from "../../src/graph/pairing.js";
+import { proposedCalls } from "../../src/contracts/calls.js";
 import { startOpenAIServer, type OpenAITestServer } from "../fixtures/openai-server.js";
 
 const tools = ["search_resource", "search_logs", "search_docs"].map((name) => ({

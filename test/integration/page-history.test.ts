@@ -1,6 +1,6 @@
 import { type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { startTestServer } from "../fixtures/http.js";

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";

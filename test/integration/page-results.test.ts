@@ -1,7 +1,7 @@
 import { type Browser, type Page } from "playwright-core";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { defineTool } from "../../src/tools/types.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";

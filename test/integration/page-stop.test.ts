@@ -1,6 +1,6 @@
 import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { stopSummary, stopWithAnswer } from "../../src/graph/stop-message.js";
 import { toolMessage } from "../../src/execution/tool-message.js";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";

@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import { createServer } from "../../src/server/app.js";
 import type { RunUser } from "../../src/contracts/user.js";

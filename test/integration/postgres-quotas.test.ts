@@ -5,7 +5,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
-import { answerMessage, ScriptedChatModel, type ScriptStep } from "../../src/models/scripted-model.js";
+import { answerMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import { startServer } from "../../src/server/start.js";
 import { utcDay } from "../../src/storage/usage-day.js";

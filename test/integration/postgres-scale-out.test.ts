@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { NotPausedError, ThreadBusyError } from "../../src/contracts/errors.js";
-import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";

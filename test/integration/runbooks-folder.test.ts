@@ -6,7 +6,7 @@ import { openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { collectEvents } from "../../src/service/create-runtime.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
 
 const user = { id: "local", role: "operator" };
 let directory: string;

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { buildRequest, type RequestParts } from "../../../src/graph/context-window.js";
-import { emptyMemory, memoryEntry, type MemoryEntry, type WorkingMemory } from "../../../src/graph/memory.js";
+import { buildRequest, type RequestParts } from "../../../src/context/context-window.js";
+import { emptyMemory, memoryEntry, type MemoryEntry, type WorkingMemory } from "../../../src/context/memory.js";
 import { checkPairing, pairingHolds } from "../../../src/graph/pairing.js";
-import { tokenMeter } from "../../../src/graph/request-tokens.js";
+import { tokenMeter } from "../../../src/context/request-tokens.js";
 import { toolMessage } from "../../../src/execution/tool-message.js";
 import { contextBudgetFor, inputLimitOf, type ContextBudget } from "../../../src/models/context-budget.js";
 import { checkPairing as openAIPairing, type WireMessage } from "../../fixtures/openai-server.js";

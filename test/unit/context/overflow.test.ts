@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextOverflowError } from "@langchain/core/errors";
 import type { BaseMessage } from "@langchain/core/messages";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { contextBudgetFor, inputLimitOf } from "../../../src/models/context-budget.js";
-import { tokenMeter } from "../../../src/graph/request-tokens.js";
-import { isContextOverflow } from "../../../src/graph/context-overflow.js";
+import { tokenMeter } from "../../../src/context/request-tokens.js";
+import { isContextOverflow } from "../../../src/context/context-overflow.js";
 import { createHarness, eventTypes } from "../../fixtures/harness.js";
 import { testTools } from "../../fixtures/test-tools.js";
 

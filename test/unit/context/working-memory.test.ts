@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolMessage } from "@langchain/core/messages";
-import { answerMessage, callsMessage, type ScriptStep } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, type ScriptStep } from "../../fixtures/scripted-model.js";
 import { contextBudgetFor, inputLimitOf } from "../../../src/models/context-budget.js";
-import { tokenMeter } from "../../../src/graph/request-tokens.js";
-import { compactMemory, renderMemory, SHOW_ALL, type TurnTexts } from "../../../src/graph/memory-block.js";
-import { defaultFacts, emptyMemory, factsOf, keyArgs, type MemoryEntry } from "../../../src/graph/memory.js";
+import { tokenMeter } from "../../../src/context/request-tokens.js";
+import { compactMemory, renderMemory, SHOW_ALL, type TurnTexts } from "../../../src/context/memory-block.js";
+import { defaultFacts, emptyMemory, factsOf, keyArgs, type MemoryEntry } from "../../../src/context/memory.js";
 import { defineTool, type ToolDefinition } from "../../../src/tools/types.js";
 import { createHarness } from "../../fixtures/harness.js";
 

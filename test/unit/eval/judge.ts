@@ -1,4 +1,4 @@
-import { ScriptedChatModel, type ScriptStep } from "../../../src/models/scripted-model.js";
+import { ScriptedChatModel, type ScriptStep } from "../../fixtures/scripted-model.js";
 import { runChecks, scoreOf, type CheckName } from "../../../src/eval/checks/index.js";
 import { openEvalApp } from "../../../src/eval/eval-app.js";
 import { parseScenarios } from "../../../src/eval/load-scenarios.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { openEvalApp } from "../../../src/eval/eval-app.js";
 import { parseScenarios } from "../../../src/eval/load-scenarios.js";
 import { runScenario } from "../../../src/eval/run-scenario.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 
 const restart = parseScenarios(
   `id: restart

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, type ScriptStep } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, type ScriptStep } from "../../fixtures/scripted-model.js";
 import { judge } from "./judge.js";
 
 const SEED = `

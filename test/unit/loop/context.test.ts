@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
-import { compileGraph } from "../../../src/graph/graph.js";
+import { compileGraph } from "../../../src/agent/graph.js";
 import { threadIdOf } from "../../../src/graph/context.js";
 import { ThreadIdRequiredError } from "../../../src/contracts/errors.js";
-import { ScriptedChatModel, answerMessage } from "../../../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage } from "../../fixtures/scripted-model.js";
 import { openSqlite } from "../../../src/storage/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { testTools } from "../../fixtures/test-tools.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
-import { compileGraph } from "../../../src/graph/graph.js";
-import { ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { compileGraph } from "../../../src/agent/graph.js";
+import { ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { openSqlite } from "../../../src/storage/open-sqlite.js";
 import { testTools } from "../../fixtures/test-tools.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GraphRecursionError } from "@langchain/langgraph";
 import { AIMessage } from "@langchain/core/messages";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 
 const read = (name: string, query: string) => callsMessage([{ name, args: { query } }]);

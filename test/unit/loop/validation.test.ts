@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 
 describe("validate_calls", () => {

@@ -2,7 +2,7 @@ import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { withCallSignal } from "../../../src/models/call-signal.js";
-import { ScriptedChatModel, answerMessage } from "../../../src/models/scripted-model.js";
+import { ScriptedChatModel, answerMessage } from "../../fixtures/scripted-model.js";
 
 const listeners = (signal: AbortSignal) => getEventListeners(signal, "abort").length;
 

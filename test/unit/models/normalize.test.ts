@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { normalizeModelMessage } from "../../../src/models/normalize.js";
-import { proposedCalls } from "../../../src/graph/pairing.js";
+import { proposedCalls } from "../../../src/contracts/calls.js";
 
 const call = (id: string | undefined, name: string, args: Record<string, unknown> = {}) => ({
   id,

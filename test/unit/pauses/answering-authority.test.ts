@@ -1,7 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { Role } from "../../../src/contracts/user.js";

@@ -1,10 +1,10 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
-import { compileGraph } from "../../../src/graph/graph.js";
+import { compileGraph } from "../../../src/agent/graph.js";
 import { threadStanding } from "../../../src/graph/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { CancellationRegistry } from "../../../src/service/cancellation.js";
 import { collectEvents, createRuntime } from "../../../src/service/create-runtime.js";
 import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import BetterSqlite3 from "better-sqlite3";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/tools/index.js";

@@ -1,6 +1,6 @@
 import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { argsHash } from "../../../src/contracts/canonical.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";

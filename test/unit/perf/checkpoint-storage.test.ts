@@ -1,6 +1,6 @@
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { wireLoop } from "../../../src/app/assemble.js";
 import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../../src/server/start.js";
-import { answerMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage } from "../../fixtures/scripted-model.js";
 import { createHarness } from "../../fixtures/harness.js";
 
 let server: RunningServer;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { createServer } from "../../../src/server/app.js";
 import { createHarness } from "../../fixtures/harness.js";
 

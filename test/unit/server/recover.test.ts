@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage } from "../../fixtures/scripted-model.js";
 import { createServer } from "../../../src/server/app.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { leaveUnfinished } from "../../fixtures/unfinished-thread.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
-import { answerMessage, callsMessage, ScriptedChatModel } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { wireLoop } from "../../../src/app/assemble.js";
 import { collectEvents } from "../../../src/service/create-runtime.js";
 import { openSqlite } from "../../../src/storage/open-sqlite.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { createHarness } from "../../fixtures/harness.js";
 
 const GITHUB_TOKEN = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij";

@@ -11,7 +11,7 @@ import type { RunLimits } from "../../../src/contracts/limits.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import { ConfigError, LimitAboveCeilingError, QuotaExceededError } from "../../../src/contracts/errors.js";
 import type { RunOptionsRequest } from "../../../src/graph/limits.js";
-import { answerMessage, ScriptedChatModel, type ScriptStep } from "../../../src/models/scripted-model.js";
+import { answerMessage, ScriptedChatModel, type ScriptStep } from "../../fixtures/scripted-model.js";
 import { collectEvents } from "../../../src/service/create-runtime.js";
 import { nextUtcMidnight, utcDay } from "../../../src/storage/usage-day.js";
 import { testTools } from "../../fixtures/test-tools.js";

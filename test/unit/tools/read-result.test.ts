@@ -4,7 +4,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import { createReadResultTool, type ResultPage } from "../../../src/tools/read-result.js";
 import { toolMessage } from "../../../src/execution/tool-message.js";
 import { maskValue } from "../../../src/execution/sanitize.js";
-import { answerMessage, callsMessage, type ScriptStep } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage, type ScriptStep } from "../../fixtures/scripted-model.js";
 import { defineTool } from "../../../src/tools/types.js";
 import { createHarness } from "../../fixtures/harness.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { factsOf } from "../../../src/graph/memory.js";
+import { factsOf } from "../../../src/context/memory.js";
 import { demoTools, makeStore, runTool } from "./helpers.js";
 
 /** The facts working memory keeps of a demo tool's real result. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ToolError } from "../../../src/contracts/errors.js";
 import { ToolRateLimits } from "../../../src/execution/governed-call.js";
-import { answerMessage, callsMessage } from "../../../src/models/scripted-model.js";
+import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { applyToolPolicy } from "../../../src/tools/policy.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { defineTool, type ToolDefinition } from "../../../src/tools/types.js";

@@ -1,5 +1,5 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { proposedCalls } from "./pairing.js";
+import { proposedCalls } from "../contracts/calls.js";
 import { excerpt, type TurnTexts } from "./memory-block.js";
 import { textOf } from "../models/message-text.js";
 

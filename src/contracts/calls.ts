@@ -1,0 +1,106 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { CallDecision, ErrorCode } from "./observation.js";
+import type { MissingField } from "./pause.js";
+
+/** A tool call the model proposed: a parsed call or one whose arguments were not valid JSON. */
+export interface ProposedCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** Why the arguments could not be parsed, for calls from `invalid_tool_calls`. */
+  parseError?: string;
+}
+
+/** Every call an assistant message proposes, parsed and unparsable, in order. */
+export function proposedCalls(message: BaseMessage): ProposedCall[] {
+  if (!AIMessage.isInstance(message)) return [];
+  const valid = (message.tool_calls ?? []).map((call) => ({
+    id: call.id ?? "",
+    name: call.name,
+    args: (call.args ?? {}) as Record<string, unknown>,
+  }));
+  const invalid = (message.invalid_tool_calls ?? []).map((call) => ({
+    id: call.id ?? "",
+    name: call.name ?? "",
+    args: {},
+    parseError: call.error ?? "arguments are not valid JSON",
+  }));
+  return [...valid, ...invalid];
+}
+
+/** What every call of a batch carries, whatever the loop decided for it. */
+export interface CallBase {
+  /** Tool-call id from the model (made unique). */
+  callId: string;
+  /** Tool name as proposed. */
+  tool: string;
+  /** Args to run with: frozen once approved. */
+  args: Record<string, unknown>;
+  /** sha256 of the canonical args. */
+  argsHash: string;
+  /** Whether the tool only reads. */
+  readOnly: boolean;
+  /** Tool risk. */
+  risk: "low" | "high";
+  /** Set once the user approved or edited: the hash the approval is bound to. */
+  approvedHash?: string;
+  /** Set once a person answered the pause the call waited in: who, what, and the args they were shown. */
+  decision?: CallDecision;
+}
+
+/** A call that runs in this step. */
+export interface ReadyCall extends CallBase {
+  /** Where the call stands. */
+  status: "ready";
+}
+
+/** A call waiting for fields only the user can give; a high-risk one also waits for the approval of its final args. */
+export interface NeedsParamsCall extends CallBase {
+  /** Where the call stands. */
+  status: "needs_params";
+  /** The fields to ask for; an answer's `params` may fill these and nothing else. */
+  missing: MissingField[];
+  /** Why the call waits, when the tool itself asked mid-run. */
+  reason?: string;
+}
+
+/** A high-risk call waiting for the user's approval. */
+export interface NeedsApprovalCall extends CallBase {
+  /** Where the call stands. */
+  status: "needs_approval";
+}
+
+/** A call that does not run: the executor writes `failure` as its observation. */
+export interface FailedCall extends CallBase {
+  /** Where the call stands. */
+  status: "failed";
+  /** The observation written instead of running. */
+  failure: { errorCode: ErrorCode; message: string };
+}
+
+/** A call whose result is written. */
+export interface DoneCall extends CallBase {
+  /** Where the call stands. */
+  status: "done";
+}
+
+/** One call of the batch the model proposed, with what the loop decided for it. */
+export type PlannedCall = ReadyCall | NeedsParamsCall | NeedsApprovalCall | FailedCall | DoneCall;
+
+/** A call that waits for the user. */
+export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
+
+/** The shared fields of a call, so a new status never carries the fields of the old one. */
+export function callBase(call: PlannedCall): CallBase {
+  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision } = call;
+  return {
+    callId,
+    tool,
+    args,
+    argsHash,
+    readOnly,
+    risk,
+    ...(approvedHash !== undefined ? { approvedHash } : {}),
+    ...(decision !== undefined ? { decision } : {}),
+  };
+}
