@@ -1,11 +1,11 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { wireLoop } from "../src/app/assemble.js";
+import { wireLoop } from "../src/app/wire-loop.js";
 import { tokenMeter } from "../src/context/request-tokens.js";
 import { contextBudgetFor } from "../src/models/context-budget.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/create-runtime.js";
+import { collectEvents } from "../src/service/recorded-events.js";
 import { openSqlite } from "../src/storage/open-sqlite.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { defineTool } from "../src/tools/types.js";

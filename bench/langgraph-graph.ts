@@ -3,7 +3,7 @@
  * opspilot's graph exactly as `src/app/studio.ts` hosts it for Studio, with the scripted model of
  * `load-server.ts` in place of the environment's, answering after `OPSPILOT_BENCH_MODEL_DELAY_MS`.
  */
-import { hostedGraph, type HostedGraph } from "../src/app/assemble.js";
+import { hostedGraph, type HostedGraph } from "../src/app/hosted-graph.js";
 import { studioGraphFactory } from "../src/app/studio.js";
 import { loadEnv } from "../src/config/env.js";
 import { loadModel } from "./load-model.js";

@@ -12,8 +12,8 @@ import {
 } from "langchain";
 import { recursionLimitFor, type RunOptionsInput } from "../src/graph/config.js";
 import type { ScriptedChatModel } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/create-runtime.js";
-import { wireLoop } from "../src/app/assemble.js";
+import { collectEvents } from "../src/service/recorded-events.js";
+import { wireLoop } from "../src/app/wire-loop.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";
 import {
   ANSWER,

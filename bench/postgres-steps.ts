@@ -1,7 +1,7 @@
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
-import { wireLoop } from "../src/app/assemble.js";
-import { collectEvents } from "../src/service/create-runtime.js";
+import { wireLoop } from "../src/app/wire-loop.js";
+import { collectEvents } from "../src/service/recorded-events.js";
 import { openPostgres, type PostgresBackend } from "../src/storage/open-postgres.js";
 import { skipPostgres, startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
 import { startDelayProxy } from "./delay-proxy.js";

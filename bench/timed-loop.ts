@@ -3,10 +3,10 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { setTimeout as sleep } from "node:timers/promises";
-import { wireLoop } from "../src/app/assemble.js";
+import { wireLoop } from "../src/app/wire-loop.js";
 import { recursionLimitFor } from "../src/graph/config.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/create-runtime.js";
+import { collectEvents } from "../src/service/recorded-events.js";
 import type { SqliteBackend } from "../src/storage/open-sqlite.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import {

@@ -4,12 +4,10 @@ import type { Database } from "better-sqlite3";
 import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
-import { compileGraph, type OpsPilotGraph } from "../agent/graph.js";
+import type { OpsPilotGraph } from "../agent/graph.js";
 import { createChatModel } from "../models/provider.js";
-import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
-import { CancellationRegistry } from "../service/cancellation.js";
 import type { Runtime } from "../service/runtime.js";
-import { createRuntime, type RuntimeSettings } from "../service/create-runtime.js";
+import type { RuntimeSettings } from "../service/runtime-settings.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/pause-webhook.js";
 import { openSqlite } from "../storage/open-sqlite.js";
@@ -21,7 +19,9 @@ import type { ToolDefinition } from "../tools/types.js";
 import { builtInTools, openRunbooks, startRunbooks } from "./runbooks.js";
 import { healthReport, type HealthReport } from "./health.js";
 import { buildToolRegistry, connectToolSources, startToolSources } from "./tool-catalog.js";
-import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
+import { dailyQuotas, serverRunLimits } from "./run-limits.js";
+import { wireLoop } from "./wire-loop.js";
+import { contextBudgetOf } from "./hosted-graph.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -75,97 +75,6 @@ interface Backend {
   /** The SQLite connection the demo dataset lives on. */
   opsDb: Database;
   close(): Promise<void>;
-}
-
-/** The parts the loop is wired from, whatever hosts it, and how its runtime behaves. */
-export interface LoopParts extends RuntimeSettings {
-  /** Chat model (demo, OpenAI-compatible, or scripted in tests and benchmarks). */
-  model: BaseChatModel;
-  /** The tools the model may call. */
-  registry: ToolRegistry;
-  /** Journal, raw results, records, events and leases. */
-  storage: Storage;
-  /** Checkpoints shared by every process serving these threads. */
-  checkpointer: BaseCheckpointSaver;
-  /** The model's context window (the demo model's when omitted): every request is built to fit it. */
-  contextBudget?: ContextBudget;
-}
-
-/**
- * The one place the loop is wired: the graph over the parts, and the runtime that drives it
- * with the same tools and cancel signals. The server, the CLI, tests and benchmarks all come here.
- */
-export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Runtime } {
-  const cancellations = new CancellationRegistry();
-  const graph = compileGraph(
-    {
-      model: parts.model,
-      registry: parts.registry,
-      storage: parts.storage,
-      cancellations,
-      contextBudget: parts.contextBudget,
-    },
-    parts.checkpointer,
-  );
-  const runtime = createRuntime({
-    graph,
-    registry: parts.registry,
-    storage: parts.storage,
-    cancellations,
-    defaults: parts.defaults,
-    limits: parts.limits,
-    quotas: parts.quotas,
-    onEvent: parts.onEvent,
-    onPause: parts.onPause,
-    logger: parts.logger,
-    shutdownGraceMs: parts.shutdownGraceMs,
-    currentRoles: parts.currentRoles,
-    keepHistory: parts.keepHistory,
-  });
-  return { graph, runtime };
-}
-
-/** The graph a LangGraph server hosts, and the run limits its runs are held to. */
-export interface HostedGraph {
-  /** Compiled without a checkpointer. */
-  graph: OpsPilotGraph;
-  /** The environment's defaults and ceilings and the config file's profiles. */
-  limits: ServerRunLimits;
-}
-
-/**
- * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
- * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
- * `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no checkpointer, because
- * the server supplies its own. Runs end on their own: the server cancels them. `model` replaces
- * the environment's (the benchmark's scripted model).
- */
-export function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): HostedGraph {
-  const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
-  const limits = serverRunLimits(env, config);
-  const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
-  const backend = openSqlite(env.OPSPILOT_DB);
-  const registry = buildToolRegistry({
-    config,
-    builtIn: [
-      ...builtInTools({ config, ops: new OpsStore(backend.db), runbooks: startRunbooks(config, logger) }),
-      ...createThreadTools(backend.storage),
-    ],
-    sources: startToolSources(config, logger),
-    logger,
-  });
-  const graph = compileGraph({
-    model: model ?? createChatModel(env),
-    registry,
-    storage: backend.storage,
-    contextBudget: contextBudgetOf(env),
-  });
-  return { graph, limits };
-}
-
-/** The context budget of the configured model, `OPSPILOT_CONTEXT_TOKENS` over its family's window. */
-function contextBudgetOf(env: Env): ContextBudget {
-  return contextBudgetFor({ model: env.OPSPILOT_MODEL, contextTokens: env.OPSPILOT_CONTEXT_TOKENS });
 }
 
 /** The config file an app runs with: the one given, else the one `OPSPILOT_CONFIG` names. */

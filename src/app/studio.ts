@@ -2,7 +2,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { readRunOptions, recursionLimitFor } from "../graph/config.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
-import { hostedGraph, type HostedGraph } from "./assemble.js";
+import { hostedGraph, type HostedGraph } from "./hosted-graph.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
 export interface ServerGraphRuntime {

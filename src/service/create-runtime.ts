@@ -1,22 +1,20 @@
 import { randomUUID } from "node:crypto";
-import type { OpsPilotGraph } from "../agent/graph.js";
-import { recursionLimitFor, type RunOptionsInput } from "../graph/config.js";
-import { limitsOf, OPEN_LIMIT_POLICY, type LimitPolicy, type RunOptionsRequest } from "../graph/limits.js";
-import { checkQuotas, type DailyQuotas, type QuotaEntry } from "./quotas.js";
+import { recursionLimitFor } from "../graph/config.js";
+import { limitsOf, OPEN_LIMIT_POLICY, type RunOptionsRequest } from "../graph/limits.js";
+import { checkQuotas, type QuotaEntry } from "./quotas.js";
 import type { AgentStateType } from "../graph/state.js";
-import type { Storage } from "../storage/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import type { CurrentRoles, RunUser } from "../contracts/user.js";
+import type { RunUser } from "../contracts/user.js";
 import { assertMessageFits, ThreadBusyError, ThreadNotFoundError } from "../contracts/errors.js";
 import { planRecover, planResume, planStart, type Planner, type RunPlan } from "./run-plans.js";
 import { runOptionsFor } from "./run-options.js";
 import { threadView } from "./thread-view.js";
 import type { ResumeRunRequest, Runtime, StartRunRequest, ThreadView } from "./runtime.js";
-import { CancellationRegistry } from "./cancellation.js";
-import { consoleLogger, type Logger } from "./logger.js";
+import { consoleLogger } from "./logger.js";
 import { driveRun } from "./drive-run.js";
+import { observeRecorded } from "./recorded-events.js";
+import type { RuntimeDeps } from "./runtime-settings.js";
 import { EventChannel } from "./event-channel.js";
-import type { RunEvent, StreamEvent } from "../contracts/events.js";
+import type { StreamEvent } from "../contracts/events.js";
 import { maskValue } from "../execution/sanitize.js";
 import { endPause } from "./end-pause.js";
 import { exportRecords } from "./records-export.js";
@@ -24,47 +22,7 @@ import { holdForRun, tryLease } from "./lease.js";
 import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { makeArgsView } from "./args-view.js";
 import { recordedMessageIds } from "./message-views.js";
-import type { PauseEvent } from "./pause-webhook-body.js";
 import { listThreads, threadTitle } from "./thread-list.js";
-
-/** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
-export interface RuntimeSettings {
-  /** Defaults for every run's options. */
-  defaults?: RunOptionsInput;
-  /** Ceilings a run's own limits may not pass, and the profiles it may pick (none by default). */
-  limits?: LimitPolicy;
-  /** What each user may spend per UTC day (unlimited by default). */
-  quotas?: DailyQuotas;
-  /** Sees every recorded event of every run this runtime drives (metrics); answer fragments are not shown to it. */
-  onEvent?: (event: RunEvent) => void;
-  /** Told of each new pause once it is recorded (the pause webhook); must return at once. */
-  onPause?: (event: PauseEvent) => void;
-  /** Receives unexpected failures (stderr by default). */
-  logger?: Logger;
-  /** On close, how long running runs may go on before they are cancelled (0 by default). */
-  shutdownGraceMs?: number;
-  /**
-   * The roles each user id holds now (a server's token table), so a resume is also judged by
-   * what the thread's owner may do today; without it only the answering user's role is checked.
-   */
-  currentRoles?: CurrentRoles;
-  /**
-   * Keep every checkpoint of a thread, as LangGraph does (the default); false drops a thread's
-   * older checkpoints once each run ends or pauses (`OPSPILOT_CHECKPOINTS=latest`).
-   */
-  keepHistory?: boolean;
-}
-
-/** What the runtime drives, and how. */
-export interface RuntimeDeps extends RuntimeSettings {
-  /** The graph compiled with a checkpointer shared by every process that serves these threads. */
-  graph: OpsPilotGraph;
-  /** The same tools the graph was built with (resume values are checked against them). */
-  registry: ToolRegistry;
-  storage: Storage;
-  /** Must be the registry the graph was built with, so cancels reach its nodes. */
-  cancellations: CancellationRegistry;
-}
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
 export function createRuntime(deps: RuntimeDeps): Runtime {
@@ -254,23 +212,5 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await settleWithin([...active.values()], SHUTDOWN_CANCEL_MS);
       await storage.close();
     },
-  };
-}
-
-/**
- * Collects a run's recorded events until it finishes (tests, benchmarks and scripts that need
- * the whole run at once); answer fragments are left out, the complete message is among the events.
- */
-export async function collectEvents(events: AsyncIterable<StreamEvent>): Promise<RunEvent[]> {
-  const collected: RunEvent[] = [];
-  for await (const event of events) if (event.type !== "assistant_delta") collected.push(event);
-  return collected;
-}
-
-/** An observer of the recorded events only, for a channel that also carries answer fragments. */
-function observeRecorded(onEvent: ((event: RunEvent) => void) | undefined): ((event: StreamEvent) => void) | undefined {
-  if (!onEvent) return undefined;
-  return (event) => {
-    if (event.type !== "assistant_delta") onEvent(event);
   };
 }

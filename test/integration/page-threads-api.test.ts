@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/create-runtime.js";
+import { collectEvents } from "../../src/service/recorded-events.js";
 import { createServer } from "../../src/server/app.js";
 import type { RunUser } from "../../src/contracts/user.js";
 import { SqliteStorage } from "../../src/storage/sqlite-storage.js";

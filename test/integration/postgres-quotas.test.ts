@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { answerMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/create-runtime.js";
+import { collectEvents } from "../../src/service/recorded-events.js";
 import { startServer } from "../../src/server/start.js";
 import { utcDay } from "../../src/storage/usage-day.js";
 import { ApiClient } from "../fixtures/http.js";

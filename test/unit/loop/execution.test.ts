@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolError } from "../../../src/contracts/errors.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import { collectEvents } from "../../../src/service/create-runtime.js";
+import { collectEvents } from "../../../src/service/recorded-events.js";
 import { defineTool } from "../../../src/tools/types.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";

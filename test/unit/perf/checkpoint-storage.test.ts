@@ -1,10 +1,10 @@
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
-import { wireLoop } from "../../../src/app/assemble.js";
+import { wireLoop } from "../../../src/app/wire-loop.js";
 import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
-import { collectEvents } from "../../../src/service/create-runtime.js";
+import { collectEvents } from "../../../src/service/recorded-events.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
-import { wireLoop } from "../../../src/app/assemble.js";
-import { collectEvents } from "../../../src/service/create-runtime.js";
+import { wireLoop } from "../../../src/app/wire-loop.js";
+import { collectEvents } from "../../../src/service/recorded-events.js";
 import { openSqlite } from "../../../src/storage/open-sqlite.js";
 import type { Storage } from "../../../src/storage/types.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
