@@ -72,10 +72,11 @@ function threadFootprint(threadId: string, from: BetterSqlite3.Database = db) {
 const totalBytes = (footprint: ReturnType<typeof threadFootprint>) =>
   Object.values(footprint).reduce((sum, table) => sum + table.bytes, 0);
 
-/** Runs a seed question to its pause, answers it with prod, and returns every event streamed. */
-async function answerSeed(on: App, threadId: string, question: string): Promise<RunEvent[]> {
+/** Runs a seed question to its pause (where `atPause` looks), answers it with prod, and returns every event streamed. */
+async function answerSeed(on: App, threadId: string, question: string, atPause = () => {}): Promise<RunEvent[]> {
   const first = await collectEvents(await on.runtime.startRun({ threadId, message: question, user }));
   expect(first.at(-1)).toMatchObject({ type: "run_finished", stopReason: "interrupted" });
+  atPause();
   const pause = first.find((event) => event.type === "loop_interrupt");
   if (pause?.type !== "loop_interrupt") throw new Error("the seed question did not pause");
   const decisions = pause.calls.map((call) => ({
@@ -112,22 +113,11 @@ describe.each(SEEDS)("a finished seed-question thread in %s, latest checkpoint o
 
   it("keeps only its latest checkpoint, with its pause, while it waits", async () => {
     threadId = await app.runtime.createThread(user);
-    const first = await collectEvents(await app.runtime.startRun({ threadId, message: question, user }));
-    expect(first.at(-1)).toMatchObject({ type: "run_finished", stopReason: "interrupted" });
-    const waiting = threadFootprint(threadId);
-    expect(waiting.checkpoints!.rows).toBe(1);
-    expect(waiting.writes!.rows).toBeGreaterThan(0);
-    const pause = first.find((event) => event.type === "loop_interrupt");
-    if (pause?.type !== "loop_interrupt") throw new Error("the seed question did not pause");
-    const decisions = pause.calls.map((call) => ({
-      callId: call.callId,
-      action: "approve" as const,
-      argsHash: call.argsHash,
-      params: { environment: "prod" },
-    }));
-    const second = await collectEvents(await app.runtime.resumeRun({ threadId, user, resume: { decisions } }));
-    expect(second.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer", steps: 3 });
-    streamed = [...first, ...second];
+    streamed = await answerSeed(app, threadId, question, () => {
+      const waiting = threadFootprint(threadId);
+      expect(waiting.checkpoints!.rows).toBe(1);
+      expect(waiting.writes!.rows).toBeGreaterThan(0);
+    });
   });
 
   it(`holds one checkpoint, no pending writes and under ${SEED_THREAD_BYTES} bytes once answered`, () => {
