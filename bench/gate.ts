@@ -57,10 +57,10 @@ export function gatedRatios(inputs: GateInputs): Record<string, number> {
   for (const payload of new Set(inputs.stepCost.map((result) => result.payload))) {
     const find = (peer: string) => inputs.stepCost.find((result) => result.payload === payload && result.peer === peer);
     const ours = find("opspilot_graph");
-    for (const prebuilt of [find("create_react_agent"), find("create_react_agent_stock")])
-      if (ours && prebuilt && prebuilt.checkpointKbPerStep > 0)
-        ratios[`checkpoint KB/step: opspilot_graph / ${prebuilt.peer}, ${payload}`] =
-          ours.checkpointKbPerStep / prebuilt.checkpointKbPerStep;
+    const prebuilt = find("create_react_agent");
+    if (ours && prebuilt && prebuilt.checkpointKbPerStep > 0)
+      ratios[`checkpoint KB/step: opspilot_graph / ${prebuilt.peer}, ${payload}`] =
+        ours.checkpointKbPerStep / prebuilt.checkpointKbPerStep;
   }
   ratios["parallel reads: 8 / 1"] = inputs.parallelReads.ratio;
   ratios["realistic latency: runtime / bare loop"] = inputs.realisticLatency.ratio;

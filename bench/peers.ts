@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import {
   createAgent,
   humanInTheLoopMiddleware,
@@ -41,8 +40,6 @@ export interface Peer {
   name: string;
   /** Compiles the peer around a fresh model (not timed); the returned function runs once (timed). */
   prepare(model: ScriptedChatModel): () => Promise<RunCheck>;
-  /** A checkpointer of the peer's own, instead of the setup's (metered the same way). */
-  checkpointer?: object;
 }
 
 /** What every peer of one benchmark case shares. */
@@ -92,21 +89,18 @@ export function bareLoop(setup: PeerSetup): Peer {
 
 /**
  * LangGraph's prebuilt `createReactAgent` with a LangChain `tool()` around the same function,
- * on opspilot's checkpointer (the graphs compared on equal storage), or with `stock`, on
- * LangGraph's own `SqliteSaver` on the same file: the agent as LangGraph ships it.
+ * on the checkpointer opspilot opens, LangGraph's own `SqliteSaver`: the agent as LangGraph ships it.
  */
-export function prebuiltReactAgent(setup: PeerSetup, stock = false): Peer {
+export function prebuiltReactAgent(setup: PeerSetup): Peer {
   const search = tool(async ({ query }) => JSON.stringify(toolPayload(setup.payload, query)), {
     name: TOOL_NAME,
     description: TOOL_DESCRIPTION,
     schema: toolSchema,
   });
-  const checkpointer = stock ? new SqliteSaver(setup.backend.db) : setup.backend.checkpointer;
   return {
-    name: stock ? "create_react_agent_stock" : "create_react_agent",
-    ...(stock ? { checkpointer } : {}),
+    name: "create_react_agent",
     prepare(model) {
-      const agent = createReactAgent({ llm: model, tools: [search], checkpointer });
+      const agent = createReactAgent({ llm: model, tools: [search], checkpointer: setup.backend.checkpointer });
       return async () => {
         const config = { configurable: { thread_id: randomUUID() }, recursionLimit: setup.steps * 2 + 10 };
         const state = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
@@ -151,13 +145,14 @@ export function createAgentWithMiddleware(setup: PeerSetup): Peer {
   };
 }
 
-function opspilotParts(setup: PeerSetup, model: ScriptedChatModel) {
+function opspilotParts(setup: PeerSetup, model: ScriptedChatModel, keepHistory = true) {
   return wireLoop({
     model,
     registry: workloadRegistry(async (query) => toolPayload(setup.payload, query)),
     storage: setup.backend.storage,
     checkpointer: setup.backend.checkpointer,
     defaults: benchOptions(setup),
+    keepHistory,
   });
 }
 
@@ -195,12 +190,16 @@ export function opspilotGraph(setup: PeerSetup, observationMaxChars?: number): P
   };
 }
 
-/** opspilot through its runtime, as the HTTP API drives it: lease, `values` stream, events recorded. */
-export function opspilotRuntime(setup: PeerSetup): Peer {
+/**
+ * opspilot through its runtime, as the HTTP API drives it: lease, `values` stream, events
+ * recorded; every checkpoint kept (the default), or with `keepHistory: false`
+ * (`OPSPILOT_CHECKPOINTS=latest`) the thread compacted to its latest checkpoint at the run's end.
+ */
+export function opspilotRuntime(setup: PeerSetup, keepHistory = true): Peer {
   return {
-    name: "opspilot_runtime",
+    name: keepHistory ? "opspilot_runtime" : "opspilot_runtime_latest",
     prepare(model) {
-      const { runtime } = opspilotParts(setup, model);
+      const { runtime } = opspilotParts(setup, model, keepHistory);
       return async () => {
         const threadId = await runtime.createThread(user);
         const events = await collectEvents(await runtime.startRun({ threadId, message: QUESTION, user }));

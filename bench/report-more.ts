@@ -3,7 +3,7 @@ import type { PausedThreadsResult } from "./paused-threads.js";
 import { table } from "./report.js";
 import type { StartupResult } from "./startup.js";
 import { CATEGORIES } from "./sqlite-bytes.js";
-import type { StorageResult } from "./storage-size.js";
+import type { StorageResult, ThreadBytes } from "./storage-size.js";
 import type { PostgresStepsResult, PostgresStepsRow } from "./postgres-steps.js";
 
 /** Parallel reads, realistic latency and many paused threads: one row each, the ratio last. */
@@ -42,14 +42,16 @@ export function measuresTable(
 
 /** Bytes per finished seed thread by table group, and checkpoint bytes per step early and late. */
 export function storageTable(result: StorageResult): string {
+  const row = (label: string, bytes: ThreadBytes, total: number) => [
+    label,
+    ...CATEGORIES.map((category) => bytes[category as keyof ThreadBytes]),
+    total,
+  ];
   const perThread = table(
-    ["per seed thread", ...CATEGORIES, "total"],
+    ["bytes per seed thread", ...CATEGORIES, "total"],
     [
-      [
-        "bytes",
-        ...CATEGORIES.map((category) => result.bytesPerThread[category as keyof StorageResult["bytesPerThread"]]),
-        result.totalBytesPerThread,
-      ],
+      row("history (default)", result.bytesPerThread, result.totalBytesPerThread),
+      row("latest checkpoint only", result.latestBytesPerThread, result.latestTotalBytesPerThread),
     ],
   );
   const perStep = table(

@@ -15,7 +15,8 @@ export interface Ratio {
 
 /**
  * Step-cost ratios per payload: opspilot's variants against `createReactAgent`, the graph
- * against `createAgent` with its middlewares, and the runtime against the graph it drives.
+ * against `createAgent` with its middlewares, the runtime against the graph it drives, and
+ * the runtime that keeps the latest checkpoint only against the one that keeps them all.
  */
 export function stepRatios(results: PeerResult[]): Ratio[] {
   const ratios: Ratio[] = [];
@@ -31,10 +32,9 @@ export function stepRatios(results: PeerResult[]): Ratio[] {
     };
     for (const peer of results.filter((result) => result.payload === payload && result.peer.startsWith("opspilot")))
       compare(peer, find("create_react_agent"));
-    compare(find("opspilot_graph"), find("create_react_agent_stock"));
-    compare(find("opspilot_runtime"), find("create_react_agent_stock"));
     compare(find("opspilot_graph"), find("create_agent"));
     compare(find("opspilot_runtime"), find("opspilot_graph"));
+    compare(find("opspilot_runtime_latest"), find("opspilot_runtime"));
   }
   return ratios;
 }

@@ -1,14 +1,13 @@
 import type { Database } from "better-sqlite3";
 
 /** What a table of opspilot's SQLite file holds, for the storage figures. */
-export type TableCategory = "checkpoints" | "blobs" | "writes" | "results" | "events" | "records" | "other";
+export type TableCategory = "checkpoints" | "writes" | "results" | "events" | "records" | "other";
 
 /** Categories in report order. */
-export const CATEGORIES: readonly TableCategory[] = ["checkpoints", "blobs", "writes", "results", "events", "records"];
+export const CATEGORIES: readonly TableCategory[] = ["checkpoints", "writes", "results", "events", "records"];
 
-/** The category of a table by its name (the saver's tables, opspilot's own, the demo dataset's). */
+/** The category of a table by its name (`SqliteSaver`'s two tables, opspilot's own, the demo dataset's). */
 export function tableCategory(table: string): TableCategory {
-  if (/blob/.test(table)) return "blobs";
   if (/checkpoint/.test(table)) return "checkpoints";
   if (/writes/.test(table)) return "writes";
   if (table === "opspilot_results") return "results";
@@ -27,7 +26,6 @@ export function diskBytesByCategory(db: Database): Record<TableCategory, number>
   );
   const totals: Record<TableCategory, number> = {
     checkpoints: 0,
-    blobs: 0,
     writes: 0,
     results: 0,
     events: 0,
@@ -49,7 +47,7 @@ export function diskBytesByCategory(db: Database): Record<TableCategory, number>
 export function checkpointerValueBytes(db: Database): number {
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>)
     .map((row) => row.name)
-    .filter((name) => ["checkpoints", "blobs", "writes"].includes(tableCategory(name)));
+    .filter((name) => ["checkpoints", "writes"].includes(tableCategory(name)));
   let total = 0;
   for (const table of tables) {
     const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map(

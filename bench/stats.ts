@@ -77,33 +77,13 @@ export class Meter {
 
 /**
  * Replaces the named async methods of `target` in place with timed versions that report to
- * `meter` under `label`, so a checkpointer or a storage shows where a step's time goes. The
- * methods in `untilReturned` are timed until they return their promise, not until it settles:
- * a call that only waits (opspilot's saver holding a task's writes for the checkpoint that
- * folds them in) then counts for the work it did, not for the wait.
+ * `meter` under `label`, so a checkpointer or a storage shows where a step's time goes.
  */
-export function wrapMethods(
-  target: object,
-  names: readonly string[],
-  meter: Meter,
-  label: string,
-  untilReturned: readonly string[] = [],
-): void {
+export function wrapMethods(target: object, names: readonly string[], meter: Meter, label: string): void {
   const record = target as Record<string, unknown>;
   for (const name of names) {
     const original = record[name];
     if (typeof original !== "function") throw new Error(`wrapMethods: ${name} is not a method`);
-    if (untilReturned.includes(name)) {
-      record[name] = function timed(this: unknown, ...args: unknown[]) {
-        const started = performance.now();
-        try {
-          return (original as (...a: unknown[]) => unknown).apply(this, args);
-        } finally {
-          meter.add(label, performance.now() - started);
-        }
-      };
-      continue;
-    }
     record[name] = async function timed(this: unknown, ...args: unknown[]) {
       const started = performance.now();
       try {

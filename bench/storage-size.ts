@@ -24,13 +24,19 @@ export interface StorageOptions {
   longSteps: number;
 }
 
+/** Bytes per category (tables and their indexes, after VACUUM) of one finished seed thread. */
+export type ThreadBytes = Record<Exclude<TableCategory, "other">, number>;
+
 /** Bytes in the database per finished seed-question thread, and checkpoint bytes per step early and late in a long thread. */
 export interface StorageResult {
   threads: number;
-  /** Per category (tables and their indexes, after VACUUM), divided by the threads. */
-  bytesPerThread: Record<Exclude<TableCategory, "other">, number>;
+  /** Per category, divided by the threads, every checkpoint kept (`OPSPILOT_CHECKPOINTS=history`, the default). */
+  bytesPerThread: ThreadBytes;
   /** Sum of the categories. */
   totalBytesPerThread: number;
+  /** The same with `OPSPILOT_CHECKPOINTS=latest` (each thread compacted when its runs end or pause). */
+  latestBytesPerThread: ThreadBytes;
+  latestTotalBytesPerThread: number;
   longSteps: number;
   /** Mean checkpointer bytes added per step (stored values, small outputs) over steps 1–5 and the last five. */
   first5BytesPerStep: number;
@@ -63,17 +69,22 @@ async function seedThread(app: ReturnType<typeof createApp>): Promise<void> {
     throw new Error(`the seed thread did not finish with its answer in 3 steps: ${JSON.stringify(finished)}`);
 }
 
-async function perThread(directory: string, threads: number): Promise<StorageResult["bytesPerThread"]> {
-  const app = createApp({ env: loadEnv({}), dbPath: join(directory, "seed.sqlite"), model: new DemoChatModel() });
+async function perThread(directory: string, threads: number, checkpoints: "history" | "latest"): Promise<ThreadBytes> {
+  const path = join(directory, `seed-${checkpoints}.sqlite`);
+  const app = createApp({
+    env: loadEnv({ OPSPILOT_CHECKPOINTS: checkpoints }),
+    dbPath: path,
+    model: new DemoChatModel(),
+  });
   try {
-    const db = openSqlite(join(directory, "seed.sqlite"));
+    const db = openSqlite(path);
     const before = diskBytesByCategory(db.db);
     for (let i = 0; i < threads; i += 1) await seedThread(app);
     const after = diskBytesByCategory(db.db);
     db.close();
-    const bytes = {} as StorageResult["bytesPerThread"];
+    const bytes = {} as ThreadBytes;
     for (const category of CATEGORIES)
-      bytes[category as Exclude<TableCategory, "other">] = Math.round((after[category] - before[category]) / threads);
+      bytes[category as keyof ThreadBytes] = Math.round((after[category] - before[category]) / threads);
     return bytes;
   } finally {
     await app.close();
@@ -117,6 +128,8 @@ async function bytesPerStep(directory: string, steps: number): Promise<number[]>
   }
 }
 
+const total = (bytes: ThreadBytes) => Object.values(bytes).reduce((sum, value) => sum + value, 0);
+
 /** Measures the database bytes of finished seed threads and the checkpoint bytes per step of a long thread. */
 export async function runStorage(
   options: StorageOptions,
@@ -124,8 +137,9 @@ export async function runStorage(
 ): Promise<StorageResult> {
   const directory = mkdtempSync(join(tmpdir(), "opspilot-storage-"));
   try {
-    const bytesPerThread = await perThread(directory, options.threads);
-    onProgress(`storage: ${options.threads} seed threads`);
+    const bytesPerThread = await perThread(directory, options.threads, "history");
+    const latestBytesPerThread = await perThread(directory, options.threads, "latest");
+    onProgress(`storage: ${options.threads} seed threads, with history and latest only`);
     const perStep = await bytesPerStep(directory, options.longSteps);
     onProgress(`storage: a ${options.longSteps}-step thread`);
     const first5 = mean(perStep.slice(0, 5));
@@ -133,7 +147,9 @@ export async function runStorage(
     return {
       threads: options.threads,
       bytesPerThread,
-      totalBytesPerThread: Object.values(bytesPerThread).reduce((sum, value) => sum + value, 0),
+      totalBytesPerThread: total(bytesPerThread),
+      latestBytesPerThread,
+      latestTotalBytesPerThread: total(latestBytesPerThread),
       longSteps: options.longSteps,
       first5BytesPerStep: Math.round(first5),
       last5BytesPerStep: Math.round(last5),

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bestOf, readBaseline, regressions, writeBaseline, type Baseline } from "../../../bench/gate.js";
+import { stepRatios } from "../../../bench/report.js";
 import { tableCategory } from "../../../bench/sqlite-bytes.js";
+import type { PeerResult } from "../../../bench/step-cost.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-gate-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -56,17 +58,32 @@ describe("the bench regression gate", () => {
 });
 
 describe("the storage figures' table groups", () => {
-  it("sorts the checkpointer's, opspilot's and the demo dataset's tables", () => {
+  it("sorts SqliteSaver's, opspilot's and the demo dataset's tables", () => {
     expect(
-      [
-        "checkpoints",
-        "writes",
-        "opspilot_checkpoint_blobs",
-        "opspilot_results",
-        "opspilot_events",
-        "opspilot_runs",
-        "ops_logs",
-      ].map(tableCategory),
-    ).toEqual(["checkpoints", "writes", "blobs", "results", "events", "records", "other"]);
+      ["checkpoints", "writes", "opspilot_results", "opspilot_events", "opspilot_runs", "ops_logs"].map(tableCategory),
+    ).toEqual(["checkpoints", "writes", "results", "events", "records", "other"]);
+  });
+});
+
+describe("the step-cost ratios", () => {
+  const result = (peer: string, perRun: number[]): PeerResult =>
+    ({ peer, payload: "small", perRunMsPerStep: perRun, perRunCpuMsPerStep: perRun }) as PeerResult;
+
+  it("pairs each round, takes the median, and never compares a peer with itself", () => {
+    const ratios = stepRatios([
+      result("create_react_agent", [2, 2, 2]),
+      result("create_agent", [8, 8, 8]),
+      result("opspilot_graph", [4, 3, 6]),
+      result("opspilot_runtime", [4, 6, 9]),
+      result("opspilot_runtime_latest", [6, 6, 9]),
+    ]);
+    expect(ratios.map((ratio) => [ratio.label, ratio.cpu])).toEqual([
+      ["opspilot_graph / create_react_agent, small", 2],
+      ["opspilot_runtime / create_react_agent, small", 3],
+      ["opspilot_runtime_latest / create_react_agent, small", 3],
+      ["opspilot_graph / create_agent, small", 0.5],
+      ["opspilot_runtime / opspilot_graph, small", 1.5],
+      ["opspilot_runtime_latest / opspilot_runtime, small", 1],
+    ]);
   });
 });
