@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   );
   console.log(stepCostTable(stepCost));
   console.log(
-    "ms = wall clock, cpu = process CPU time (steadier on a shared machine); steps 1-5 / 16-20 = mean loop time between model calls; ckpt = time in SqliteSaver put/putWrites/getTuple, calls and bytes it stored; storage = opspilot's own tables.",
+    "ms = wall clock, cpu = process CPU time (steadier on a shared machine); steps 1-5 / 16-20 = mean loop time between model calls; ckpt = time in SqliteSaver put/putWrites/getTuple, its calls, and the bytes left in its tables after the run; storage = opspilot's storage (journal, results, events, leases, records, compaction).",
   );
   console.log("\nRatios (paired per round, median; below 1.00 means the first is faster than the second)");
   console.log(
