@@ -26,8 +26,7 @@ export class TurnQueue {
 }
 
 /**
- * The process's turns, shared by every run: model calls (`call_model`), supersteps (each saved
- * checkpoint, see `watchCheckpoints`) and the work at a run's end queue here, so that with many
- * runs busy each waits for one piece of work of each other run, never for their whole runs.
+ * The process's turns, shared by every run: each model call (`call_model`) queues here, so that
+ * with many runs busy each waits for one model call of each other run, never for their whole runs.
  */
 export const loopTurns = new TurnQueue();

@@ -1,15 +1,12 @@
-import { brotliDecompressSync } from "node:zlib";
 import type { Database } from "better-sqlite3";
 import { ConfigError } from "../contracts/errors.js";
+import { decompressed } from "./blob-codec.js";
 
 /**
  * The table where opspilot's `ChannelSqliteSaver` (up to commit e77a9b3) kept the channel
  * values it moved out of the checkpoint rows, one row per channel and version.
  */
 const LEGACY_VALUES = "opspilot_checkpoint_blobs";
-
-/** Marks a stored value whose bytes that saver's compaction brotli-compressed. */
-const COMPRESSED = "+br";
 
 /** Checkpoint rows read at a time: a file's size is not held in memory at once. */
 const PAGE_ROWS = 256;
@@ -119,14 +116,13 @@ function withValues(
  * same bytes (a revived message serializes without the fields it had as undefined).
  */
 function storedJson(row: CheckpointRow, channel: string, stored: LegacyValue): unknown {
-  const packed = stored.type.endsWith(COMPRESSED);
-  const type = packed ? stored.type.slice(0, -COMPRESSED.length) : stored.type;
+  const [type, bytes] = decompressed(stored.type, stored.value);
   if (type !== "json")
     // Refused rather than dropped with the table: the file stays as it was, readable by the old version.
     throw new ConfigError(
       `The SQLite file's checkpoints cannot be migrated: channel ${channel} of thread ${row.thread_id} holds a "${stored.type}" value.`,
     );
-  return JSON.parse(textOf(packed ? brotliDecompressSync(stored.value) : stored.value));
+  return JSON.parse(textOf(bytes));
 }
 
 function textOf(stored: Uint8Array | string): string {
