@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Child processes run bundles of their entry points, made once here (test/fixtures/ts-children.ts).
+    globalSetup: ["test/global-setup.ts"],
     // Two projects with the same timeouts and pool: every test but the conformance suite, and
     // the suite with `globals: true`, which it needs. Each file belongs to exactly one project.
     projects: [

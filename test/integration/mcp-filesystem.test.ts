@@ -15,6 +15,7 @@ import { createMcpToolSource, type McpToolSource } from "../../src/tools/mcp/ind
 import { createMcpApp, observationOf, pauseOf, tracedSource, typesOf } from "../fixtures/mcp-app.js";
 import type { McpKillPoint } from "../fixtures/mcp-child-run.js";
 import { filesystemServer } from "../fixtures/mcp-servers.js";
+import { tsEntry } from "../fixtures/ts-children.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-mcp-fs-"));
 const workspace = join(directory, "files");
@@ -157,7 +158,7 @@ describe("an approved MCP write when the process is killed", () => {
   const child = (mode: string, dbPath: string, threadId: string, killPoint: McpKillPoint = "none") =>
     spawnSync(
       process.execPath,
-      ["--import", "tsx", "test/fixtures/mcp-child-run.ts", mode, dbPath, workspace, threadId, killPoint],
+      [...tsEntry("test/fixtures/mcp-child-run.ts"), mode, dbPath, workspace, threadId, killPoint],
       { encoding: "utf8", timeout: 60_000 },
     );
 

@@ -9,13 +9,13 @@ import type { RunEvent } from "../../src/contracts/events.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { collectEvents } from "../../src/service/recorded-events.js";
-import { REPO_ROOT } from "../fixtures/cli-process.js";
 import { pauseOf, typesOf } from "../fixtures/mcp-app.js";
+import { tsEntry } from "../fixtures/ts-children.js";
 
 const SEED = "Check the payment service's recent errors and compare them with the handling advice in the runbooks";
 const user = { id: "local", role: "operator" };
 /** The entry `npm run mcp` runs, from the sources (the script runs the compiled dist/, which may be stale). */
-const MCP_SERVER = ["--import", "tsx", join(REPO_ROOT, "src/mcp-server/main.ts")];
+const MCP_SERVER = tsEntry("src/mcp-server/main.ts");
 const directory = mkdtempSync(join(tmpdir(), "opspilot-mcp-round-trip-"));
 const configPath = join(directory, "opspilot.config.json");
 let viaMcp: App;

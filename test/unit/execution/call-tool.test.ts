@@ -6,6 +6,7 @@ import { z } from "zod";
 import { GraphInterrupt } from "@langchain/langgraph";
 import { runCall } from "../../../src/execution/call-tool.js";
 import { defineTool } from "../../../src/tools/types.js";
+import { tsEntry } from "../../fixtures/ts-children.js";
 
 const context = { threadId: "t1", callId: "c1", idempotencyKey: "t1:c1", user: { id: "u", role: "operator" } };
 
@@ -99,7 +100,7 @@ describe("runCall", () => {
   });
 
   it("keeps a process alive until a hung tool's time limit, so a CLI reports the timeout instead of exiting", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "test/fixtures/hung-tool.ts"], {
+    const { stdout } = await promisify(execFile)(process.execPath, tsEntry("test/fixtures/hung-tool.ts"), {
       timeout: 20_000,
     });
     expect(stdout.trim()).toBe('"timeout"');
