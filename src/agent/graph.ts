@@ -2,7 +2,13 @@ import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/lan
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AgentInput, AgentState } from "../graph/state.js";
 import { RunOptionsSchema } from "../graph/config.js";
-import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "../graph/routing.js";
+import {
+  routeAfterExecute,
+  routeAfterGuard,
+  routeAfterModel,
+  routeAfterReview,
+  routeAfterValidate,
+} from "../graph/routing.js";
 import { makeCallModel } from "../nodes/call-model.js";
 import { makeGuardCalls } from "../nodes/guard-calls.js";
 import { makeValidateCalls } from "../nodes/validate-calls.js";
@@ -47,7 +53,7 @@ export function buildGraph(deps: GraphDeps) {
     .addConditionalEdges("call_model", routeAfterModel, ["guard_calls", "finish_run", END])
     .addConditionalEdges("guard_calls", routeAfterGuard, ["validate_calls", "finish_run"])
     .addConditionalEdges("validate_calls", routeAfterValidate, ["execute_tools", "review_calls"])
-    .addEdge("review_calls", "execute_tools")
+    .addConditionalEdges("review_calls", routeAfterReview, ["review_calls", "execute_tools"])
     .addConditionalEdges("execute_tools", routeAfterExecute, ["call_model", "review_calls", "finish_run"])
     .addEdge("finish_run", END);
 }

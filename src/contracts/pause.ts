@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionRequestSchema, ReviewConfigSchema } from "./hitl.js";
 
 /** A field the user is asked for, with allowed values where they are enumerated. */
 export const MissingFieldSchema = z.object({
@@ -27,6 +28,11 @@ export const InterruptValueSchema = z.object({
   reason: z.string(),
   calls: z.array(WaitingCallSchema).min(1),
   error: z.string().optional().describe("Why the previous answer to this pause was refused"),
+  actionRequests: z
+    .array(ActionRequestSchema)
+    .optional()
+    .describe("The waiting calls in LangChain's HITLRequest shape (absent in pauses saved before it was added)"),
+  reviewConfigs: z.array(ReviewConfigSchema).optional().describe("What may be answered for each action request"),
 });
 
 /** The pause a client must answer. */

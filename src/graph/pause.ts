@@ -15,6 +15,7 @@ import type { Language } from "../contracts/language.js";
 import type { Role, RunUser } from "../contracts/user.js";
 import { describeIssues, missingAskFields } from "./validation.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
+import { decisionsFromHitl, hitlRequestOf, isHitlShaped } from "../contracts/hitl.js";
 
 /**
  * The pause a thread waits on, if any (the latest interrupt of its pending tasks). A task
@@ -67,19 +68,28 @@ export function buildInterrupt(batch: Batch, language: Language): InterruptValue
       .update(`${batch.step}:${waiting.map((c) => `${c.callId}:${c.argsHash}`).join(",")}`)
       .digest("hex")
       .slice(0, 16);
+  const reasons = waiting.map((call) => waitingReason(call, language));
+  const calls = waitingCallsOf(batch);
   return {
     interruptId,
     interruptType: waiting.some((call) => call.risk === "high") ? "confirm_risky" : "params_required",
-    reason: waiting.map((call) => waitingReason(call, language)).join(language === "zh" ? "；" : "; "),
-    calls: waiting.map((call): WaitingCall => ({
-      callId: call.callId,
-      tool: call.tool,
-      args: call.args,
-      argsHash: call.argsHash,
-      risk: call.risk,
-      ...(call.status === "needs_params" ? { missing: call.missing } : {}),
-    })),
+    reason: reasons.join(language === "zh" ? "；" : "; "),
+    calls,
+    // The same pause in LangChain's human-in-the-loop shape, for the UIs that render it.
+    ...hitlRequestOf(calls, (_call, index) => reasons[index]!),
   };
+}
+
+/** The waiting calls as a pause shows them, in the batch's order. */
+function waitingCallsOf(batch: Batch): WaitingCall[] {
+  return waitingCalls(batch).map((call) => ({
+    callId: call.callId,
+    tool: call.tool,
+    args: call.args,
+    argsHash: call.argsHash,
+    risk: call.risk,
+    ...(call.status === "needs_params" ? { missing: call.missing } : {}),
+  }));
 }
 
 function waitingReason(call: WaitingCallPlan, language: Language): string {
@@ -126,6 +136,12 @@ const rejected = (error: string): ResumeOutcome => ({ ok: false, code: "resume_r
  * (or the thread's owner, today) may not run; a rejection needs no authority.
  */
 export function applyResume(batch: Batch, resume: unknown, context: ResumeContext): ResumeOutcome {
+  if (isHitlShaped(resume)) {
+    // LangChain's shape: decision i answers waiting call i; the mapped decisions take every check below.
+    const decisions = decisionsFromHitl(resume, waitingCallsOf(batch));
+    if (typeof decisions === "string") return rejected(decisions);
+    return applyResume(batch, { decisions }, context);
+  }
   const parsed = ResumeValueSchema.safeParse(resume);
   if (!parsed.success) return rejected(`Malformed resume value: ${formatZodIssues(parsed.error, { root: "(value)" })}`);
   const waiting = new Map(waitingCalls(batch).map((call) => [call.callId, call]));

@@ -20,6 +20,11 @@ export function routeAfterValidate(state: AgentStateType): "execute_tools" | "re
   return runnable || waitingCalls(state.batch).length === 0 ? "execute_tools" : "review_calls";
 }
 
+/** After `review_calls`: a refused answer pauses again (a new execution, so the refused answer is never replayed), else the decided calls run. */
+export function routeAfterReview(state: AgentStateType): "review_calls" | "execute_tools" {
+  return waitingCalls(state.batch).length > 0 ? "review_calls" : "execute_tools";
+}
+
 /** After `execute_tools`: a cancel finishes, waiting calls pause, otherwise the model reads the results. */
 export function routeAfterExecute(state: AgentStateType): "call_model" | "review_calls" | "finish_run" {
   if (state.stop?.reason === "cancelled") return "finish_run";

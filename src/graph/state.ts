@@ -40,6 +40,8 @@ export interface Batch {
   step: number;
   /** The calls, in the model's order. */
   calls: PlannedCall[];
+  /** Why the last answer to this batch's pause was refused; the next pause shows it. */
+  refusal?: string;
 }
 
 /** Why the run stopped, when a limit, a cancel or an error stopped it. */

@@ -8,48 +8,42 @@ import { threadIdOf, userOf } from "../graph/context.js";
 import { readRunOptions } from "../graph/config.js";
 
 /**
- * `review_calls`: the only node that calls `interrupt()`. One pause carries every waiting
- * call. Nothing with a side effect runs before `interrupt()`, because LangGraph re-runs
- * this node from its start on resume. A resume that does not fit is answered by pausing
- * again with the same calls and the reason it was refused.
+ * `review_calls`: the only node that calls `interrupt()`, once per execution. One pause
+ * carries every waiting call. Nothing with a side effect runs before `interrupt()`, because
+ * LangGraph re-runs this node from its start on resume. An answer is decided once: one that
+ * does not fit ends the execution with the refusal kept in the batch, and `review_calls`
+ * runs again and pauses anew with the reason. (Calling `interrupt()` again in the same
+ * execution would have LangGraph replay the refused answer to that first call on the next
+ * resume, where it would be judged again, under the next answerer.)
  */
 export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Recorder }) {
   return async function reviewCalls(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
     const run = state.run!;
-    const batch = state.batch!;
+    const { refusal, ...batch } = state.batch!;
     const value = buildInterrupt(batch, run.language);
+    const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
     // The user of this invocation is the one who answers: a resume runs with the answering user's role.
     const answerer = userOf(readRunOptions(config));
-    let refusal: string | undefined;
-    for (;;) {
-      const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
-      const outcome = applyResume(batch, answer, {
-        registry: deps.registry,
-        answerer,
-        language: run.language,
+    const outcome = applyResume(batch, answer, { registry: deps.registry, answerer, language: run.language });
+    if (!outcome.ok) return { batch: { ...batch, refusal: outcome.error } };
+    const before = new Map(batch.calls.map((call) => [call.callId, call.argsHash]));
+    for (const decision of outcome.decisions) {
+      const after = outcome.batch.calls.find((call) => call.callId === decision.callId);
+      await deps.recorder.recordDecision({
+        threadId: threadIdOf(config),
+        callId: decision.callId,
+        interruptId: value.interruptId,
+        action: decision.action,
+        userId: answerer.id,
+        role: answerer.role,
+        argsHashBefore: before.get(decision.callId)!,
+        ...(decision.action === "reject" ? {} : { argsHashAfter: after?.argsHash }),
+        ...(decision.message ? { message: decision.message } : {}),
       });
-      if (outcome.ok) {
-        const before = new Map(batch.calls.map((call) => [call.callId, call.argsHash]));
-        for (const decision of outcome.decisions) {
-          const after = outcome.batch.calls.find((call) => call.callId === decision.callId);
-          await deps.recorder.recordDecision({
-            threadId: threadIdOf(config),
-            callId: decision.callId,
-            interruptId: value.interruptId,
-            action: decision.action,
-            userId: answerer.id,
-            role: answerer.role,
-            argsHashBefore: before.get(decision.callId)!,
-            ...(decision.action === "reject" ? {} : { argsHashAfter: after?.argsHash }),
-            ...(decision.message ? { message: decision.message } : {}),
-          });
-        }
-        const now = Date.now();
-        // The pause is not counted against the wall-time limit: restart the clock where it stood.
-        const activeMs = Math.max(0, run.lastActiveAt - run.startedAt);
-        return { batch: outcome.batch, run: { ...run, startedAt: now - activeMs, lastActiveAt: now, resumed: true } };
-      }
-      refusal = outcome.error;
     }
+    const now = Date.now();
+    // The pause is not counted against the wall-time limit: restart the clock where it stood.
+    const activeMs = Math.max(0, run.lastActiveAt - run.startedAt);
+    return { batch: outcome.batch, run: { ...run, startedAt: now - activeMs, lastActiveAt: now, resumed: true } };
   };
 }

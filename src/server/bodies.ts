@@ -3,6 +3,7 @@ import { z } from "zod";
 import { RequestError } from "./http-errors.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
+import { HitlResponseSchema, isHitlShaped, type HitlResponse } from "../contracts/hitl.js";
 import { MAX_MESSAGE_CHARS, RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
 import { assertMessageFits } from "../contracts/errors.js";
 
@@ -56,9 +57,14 @@ export async function readRunBody(c: Context): Promise<{ message: string; option
   return parsed.data;
 }
 
-/** Reads and validates a resume value; a malformed one is 400 `resume_rejected`. */
-export async function readResumeBody(c: Context): Promise<ResumeValue> {
-  const parsed = ResumeValueSchema.safeParse(await readJson(c));
+/**
+ * Reads and validates a resume value, in opspilot's shape or LangChain's `HITLResponse`
+ * (decisions with `type`, mapped onto the waiting calls when applied); a malformed one is 400
+ * `resume_rejected`, described in the shape it was meant in.
+ */
+export async function readResumeBody(c: Context): Promise<ResumeValue | HitlResponse> {
+  const body = await readJson(c);
+  const parsed = (isHitlShaped(body) ? HitlResponseSchema : ResumeValueSchema).safeParse(body);
   if (!parsed.success) throw new RequestError(400, "resume_rejected", formatZodIssues(parsed.error));
   return parsed.data;
 }

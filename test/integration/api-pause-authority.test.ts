@@ -91,3 +91,36 @@ describe("answering a pause over HTTP with two tokens of one user", () => {
     expect(server.store.countActions({ action: "restart", service: "order-service", environment: "prod" })).toBe(1);
   });
 });
+
+describe("answering a pause over HTTP in LangChain's HITLResponse shape", () => {
+  let server: TestServer;
+  let admin: ApiClient;
+  beforeAll(async () => {
+    server = await startTestServer({ auth: { tokens: TOKENS } });
+    admin = new ApiClient(server.url, "root-admin-token-A");
+  });
+  afterAll(() => server.close());
+
+  it("refuses a malformed one in its own terms, then runs the approved call with the args shown", async () => {
+    const threadId = await admin.createThread();
+    const pause = pauseOf(await admin.run(threadId, "roll back payment-service in prod"));
+    expect(pause.reviewConfigs).toEqual([
+      { actionName: "rollback_deploy", allowedDecisions: ["approve", "edit", "reject"] },
+    ]);
+    const malformed = await admin.request("POST", `/api/threads/${threadId}/resume`, {
+      decisions: [{ type: "approve", args: { environment: "staging" } }],
+    });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { code: "resume_rejected" } });
+    const twoForOne = await admin.request("POST", `/api/threads/${threadId}/resume`, {
+      decisions: [{ type: "approve" }, { type: "reject" }],
+    });
+    expect(twoForOne.status).toBe(422);
+    expect(await twoForOne.json()).toMatchObject({ error: { message: expect.stringContaining("waits on 1 call(s)") } });
+    expect(server.store.countActions({ action: "rollback" })).toBe(0);
+
+    const events = await admin.resume(threadId, { decisions: [{ type: "approve" }] });
+    expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
+    expect(server.store.countActions({ action: "rollback", service: "payment-service", environment: "prod" })).toBe(1);
+  });
+});

@@ -21,15 +21,11 @@ describe("the compiled graph", () => {
     const drawn = await graph.getGraphAsync();
     expect(Object.keys(drawn.nodes).sort()).toEqual(["__end__", "__start__", ...LOOP_NODES].sort());
     expect(drawn.edges.map((edge) => `${edge.source}->${edge.target}`).sort()).toEqual([...LOOP_EDGES].sort());
-    // Only the pause is unconditional; every other decision is a routing function's.
+    // Only the entry and the exit are unconditional; every decision, the pause's included, is a routing function's.
     const unconditional = drawn.edges
       .filter((edge) => !edge.conditional)
       .map((edge) => `${edge.source}->${edge.target}`);
-    expect(unconditional.sort()).toEqual([
-      "__start__->call_model",
-      "finish_run->__end__",
-      "review_calls->execute_tools",
-    ]);
+    expect(unconditional.sort()).toEqual(["__start__->call_model", "finish_run->__end__"]);
     backend.close();
   });
 });

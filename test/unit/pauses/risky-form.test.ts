@@ -110,6 +110,16 @@ describe("a high-risk call that also misses fields", () => {
           missing: [ENVIRONMENT],
         },
       ],
+      // LangChain's shape: a call that misses fields cannot be approved as shown, only edited or rejected.
+      actionRequests: [
+        {
+          name: "write_high",
+          args: { target: "order" },
+          description:
+            "write_high needs: environment; it is a high-risk action: approve the final args, edit or reject it.",
+        },
+      ],
+      reviewConfigs: [{ actionName: "write_high", allowedDecisions: ["edit", "reject"] }],
     });
 
     const resumed = await harness.resume(paused.threadId, {
