@@ -8,10 +8,11 @@ import { studioGraphFactory } from "../src/app/studio.js";
 import { loadEnv } from "../src/config/env.js";
 import { loadModel } from "./load-model.js";
 
-let shared: HostedGraph | undefined;
+let shared: Promise<HostedGraph> | undefined;
 
 /** The graph factory the LangGraph server calls per run. */
-export const graph = studioGraphFactory(() => {
+export async function graph(...args: Parameters<ReturnType<typeof studioGraphFactory>>) {
   shared ??= hostedGraph(loadEnv(), loadModel(Number(process.env.OPSPILOT_BENCH_MODEL_DELAY_MS ?? "0")));
-  return shared;
-});
+  const hosted = await shared;
+  return studioGraphFactory(() => hosted)(...args);
+}

@@ -66,14 +66,14 @@ function cliPath() {
   return join(dirname(manifestPath), require(manifestPath).bin.langgraphjs);
 }
 
-/** Polls `/ok` until the server answers, the child exits or the time runs out. */
+/** Polls `/info` (the one route the server's auth lets through) until it answers, the child exits or the time runs out. */
 async function waitUntilReady(apiUrl, child) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), 2_000);
     try {
-      const response = await fetch(`${apiUrl}/ok`, { signal: controller.signal });
+      const response = await fetch(`${apiUrl}/info`, { signal: controller.signal });
       if (response.ok) return true;
     } catch {
       // not listening yet
@@ -118,6 +118,6 @@ if (await waitUntilReady(apiUrl, child)) {
   );
 } else if (child.exitCode === null) {
   console.error(
-    `opspilot dev: the server did not answer ${apiUrl}/ok within ${READY_TIMEOUT_MS / 1000} s; still waiting on it.`,
+    `opspilot dev: the server did not answer ${apiUrl}/info within ${READY_TIMEOUT_MS / 1000} s; still waiting on it.`,
   );
 }

@@ -6,6 +6,7 @@ import { createChatModel } from "../models/provider.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { consoleLogger } from "../service/logger.js";
 import { openSqlite } from "../storage/open-sqlite.js";
+import type { Storage } from "../storage/types.js";
 import { createThreadTools, OpsStore } from "../tools/index.js";
 import { builtInTools, startRunbooks } from "./runbooks.js";
 import { buildToolRegistry, startToolSources } from "./tool-catalog.js";
@@ -22,20 +23,23 @@ export interface HostedGraph {
 /**
  * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
  * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
- * `env`, the journal, records and demo dataset in `OPSPILOT_DB`, and no checkpointer, because
- * the server supplies its own. Runs end on their own: the server cancels them. `model` replaces
- * the environment's (the benchmark's scripted model).
+ * `env`, and no checkpointer, because the server supplies its own. The write journal and the
+ * records live in PostgreSQL when `DATABASE_URL` is set, shared by every replica (the
+ * at-most-once journal must be), else in `OPSPILOT_DB`; the demo dataset, a stand-in for the
+ * systems the tools would call, stays in each replica's `OPSPILOT_DB`. Runs end on their own:
+ * the server cancels them. `model` replaces the environment's (the benchmark's scripted model).
  */
-export function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): HostedGraph {
+export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): Promise<HostedGraph> {
   const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
   const limits = serverRunLimits(env, config);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
-  const backend = openSqlite(env.OPSPILOT_DB);
+  const demo = openSqlite(env.OPSPILOT_DB);
+  const storage = env.DATABASE_URL ? await sharedStorage(env.DATABASE_URL, demo) : demo.storage;
   const registry = buildToolRegistry({
     config,
     builtIn: [
-      ...builtInTools({ config, ops: new OpsStore(backend.db), runbooks: startRunbooks(config, logger) }),
-      ...createThreadTools(backend.storage),
+      ...builtInTools({ config, ops: new OpsStore(demo.db), runbooks: startRunbooks(config, logger) }),
+      ...createThreadTools(storage),
     ],
     sources: startToolSources(config, logger),
     logger,
@@ -43,10 +47,21 @@ export function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): Hosted
   const graph = compileGraph({
     model: model ?? createChatModel(env),
     registry,
-    storage: backend.storage,
+    storage,
     contextBudget: contextBudgetOf(env),
   });
   return { graph, limits };
+}
+
+/** The journal and records in PostgreSQL (loaded only then: SQLite servers pay nothing for the client). */
+async function sharedStorage(databaseUrl: string, demo: { close(): void }): Promise<Storage> {
+  const { openPostgres } = await import("../storage/open-postgres.js");
+  try {
+    return (await openPostgres(databaseUrl)).storage;
+  } catch (error) {
+    demo.close();
+    throw error;
+  }
 }
 
 /** The context budget of the configured model, `OPSPILOT_CONTEXT_TOKENS` over its family's window. */

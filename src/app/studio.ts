@@ -10,14 +10,17 @@ export interface ServerGraphRuntime {
   executionRuntime?: { context?: unknown } | null;
 }
 
-let shared: HostedGraph | undefined;
+let shared: Promise<HostedGraph> | undefined;
 
 /**
  * The graph compiled once per server process, without a checkpointer (the LangGraph server
- * supplies its own); the journal, records and demo dataset live in `OPSPILOT_DB`.
+ * supplies its own); a start that failed (PostgreSQL unreachable) is tried again on the next request.
  */
-function sharedGraph(): HostedGraph {
-  shared ??= hostedGraph();
+function sharedGraph(): Promise<HostedGraph> {
+  shared ??= hostedGraph().catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
   return shared;
 }
 
@@ -48,5 +51,8 @@ export function studioGraphFactory(hosted: () => HostedGraph) {
   };
 }
 
-/** The opspilot graph for `langgraph.json`, called by the server per request. */
-export const graph = studioGraphFactory(sharedGraph);
+/** The opspilot graph for `langgraph.json`, called by the server per request (it awaits a factory's promise). */
+export async function graph(config?: LangGraphRunnableConfig, runtime?: ServerGraphRuntime): Promise<OpsPilotGraph> {
+  const hosted = await sharedGraph();
+  return studioGraphFactory(() => hosted)(config, runtime);
+}

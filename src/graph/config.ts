@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { authenticatedUser } from "./auth-user.js";
 
 /** Cap on an observation's text when a run's options are not at hand. */
 export const DEFAULT_OBSERVATION_MAX_CHARS = 4_000;
@@ -90,6 +91,7 @@ const optionKeys = Object.keys(RunOptionsSchema.shape) as Array<keyof RunOptions
 /**
  * Reads and validates the run options of an invocation: `config.context` (LangGraph's
  * runtime context, what Studio's form sends) over `config.configurable`; other keys are ignored.
+ * The user and role of a caller the LangGraph server authenticated win over both.
  */
 export function readRunOptions(config: (RunnableConfig & { context?: unknown }) | undefined): RunOptions {
   // The stages of one step share their task's config.
@@ -109,6 +111,9 @@ function parseRunOptions(config: (RunnableConfig & { context?: unknown }) | unde
   } as Record<string, unknown>;
   const picked: Record<string, unknown> = {};
   for (const key of optionKeys) if (configurable[key] !== undefined) picked[key] = configurable[key];
+  // On a LangGraph server with auth, the caller it authenticated is the run's user, whatever the context claims.
+  const caller = authenticatedUser(config?.configurable);
+  if (caller) Object.assign(picked, { userId: caller.id, role: caller.role });
   // Every node reads the options; parsing the same few values once per run is enough.
   const key = JSON.stringify(picked);
   let options = parsedOptions.get(key);

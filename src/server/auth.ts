@@ -1,10 +1,7 @@
-import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { CurrentRoles, Role, RunUser } from "../contracts/user.js";
+import { bearerToken, LOCAL_USER, staticTokenCredentials, tokenDigest as digest } from "../service/credentials.js";
 import { RequestError } from "./http-errors.js";
-
-/** The user every request acts as when no API tokens are configured. */
-const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "operator" });
 
 /**
  * Who may call the API. Without tokens (undefined or empty) the server serves the single
@@ -47,30 +44,18 @@ export function requiresTokens(auth: ServerAuth | undefined): boolean {
   return (auth?.tokens?.size ?? 0) > 0;
 }
 
-/** Tokens are looked up by digest so the lookup's timing says nothing about the secret. */
-function digest(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
-
-/** Reads the bearer token of an `Authorization` header, or undefined. */
-function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1];
-}
-
 /** Middleware that sets `user`: from the bearer token when tokens are configured, else the local user. */
 export function authenticate(auth: ServerAuth | undefined): MiddlewareHandler<AppEnv> {
-  const tokens = auth?.tokens ?? new Map<string, RunUser>();
-  if (tokens.size === 0) {
+  const credentials = staticTokenCredentials(auth?.tokens);
+  if (!credentials.required) {
     return async (c, next) => {
       c.set("user", LOCAL_USER);
       await next();
     };
   }
-  const users = new Map([...tokens].map(([token, user]) => [digest(token), user]));
   return async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
-    const user = token === undefined ? undefined : users.get(digest(token));
+    const user = token === undefined ? undefined : await credentials.verify(token);
     if (!user) {
       c.header("WWW-Authenticate", 'Bearer realm="opspilot"');
       throw new RequestError(401, "unauthorized", "A valid Authorization: Bearer <token> header is required.");

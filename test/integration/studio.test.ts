@@ -1,16 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOOP_EDGES, LOOP_NODES } from "../fixtures/loop-shape.js";
 import { InterruptValueSchema } from "../../src/contracts/pause.js";
-import { freePort } from "../fixtures/ports.js";
+import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
-const ROOT = resolve(import.meta.dirname, "../..");
 const GRAPH_ID = "opspilot";
 
 type WireMessage = {
@@ -21,27 +15,6 @@ type WireMessage = {
   tool_call_id?: string;
 };
 type Values = { messages: WireMessage[]; stop: { reason: string } | null; __interrupt__?: Array<{ value: unknown }> };
-type OutboundEntry = { kind: "loaded" | "denied"; pid: number; argv?: string; host?: string; port?: number };
-
-/** Whether any process of the group led by `pid` is still alive. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((done) => setTimeout(done, 250));
-  }
-  return false;
-}
-
 /** Every tool_call id has exactly one tool message, and no tool message is orphaned. */
 function pairingHolds(messages: WireMessage[]): boolean {
   const callIds = messages.flatMap((message) =>
@@ -55,95 +28,29 @@ const textOf = (message: WireMessage | undefined) =>
   typeof message?.content === "string" ? message.content : JSON.stringify(message?.content);
 
 describe("the LangGraph dev server (npm run dev) serving the opspilot graph", () => {
-  let directory: string;
-  let server: ChildProcess;
+  let server: DevServer;
   let apiUrl: string;
   let client: Client;
-  let output = "";
-  const outboundLog = () => join(directory, "outbound.jsonl");
-  const outbound = (): OutboundEntry[] =>
-    readFileSync(outboundLog(), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as OutboundEntry);
+  const outbound = () => server.outbound();
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), "opspilot-studio-"));
-    writeFileSync(outboundLog(), "");
-    // The real langgraph.json, moved here so the server's `.langgraph_api/` lands here and no `.env` is read. Graph
-    // paths stay relative: langgraph-api joins them to the config's folder to anchor its module resolution.
-    const config = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")) as {
-      graphs: Record<string, string>;
-      env?: unknown;
-    };
-    const graphs = Object.fromEntries(
-      Object.entries(config.graphs).map(([id, spec]) => [id, relative(directory, resolve(ROOT, spec))]),
-    );
-    writeFileSync(join(directory, "langgraph.json"), JSON.stringify({ ...config, graphs, env: undefined }));
-    writeFileSync(join(directory, ".gitignore"), ".langgraph_api\n");
-
-    const port = await freePort();
-    apiUrl = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      OPSPILOT_DB: join(directory, "opspilot.sqlite"),
-      OPSPILOT_MODEL: "demo",
-      OPSPILOT_OUTBOUND_LOG: outboundLog(),
-      NODE_OPTIONS: `--import ${pathToFileURL(join(ROOT, "test/fixtures/deny-outbound.mjs")).href}`,
-    };
-    for (const key of [
-      "LANGGRAPH_CLI_NO_ANALYTICS",
-      "LANGSMITH_TRACING",
-      "LANGSMITH_TRACING_V2",
-      "LANGCHAIN_TRACING",
-      "LANGCHAIN_TRACING_V2",
-    ])
-      delete env[key];
     const started = performance.now();
-    server = spawn(
-      process.execPath,
-      ["scripts/dev-server.mjs", "--port", String(port), "--no-reload", "--config", join(directory, "langgraph.json")],
-      {
-        cwd: ROOT,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const ready = await waitFor(async () => {
-      if (server.exitCode !== null) throw new Error(`dev server exited with ${server.exitCode}:\n${output}`);
-      // The script prints where to point Studio once /ok answers; wait for both.
-      return (
-        output.includes("Studio: ") &&
-        fetch(`${apiUrl}/ok`).then(
-          (response) => response.ok,
-          () => false,
-        )
-      );
-    }, 110_000);
-    if (!ready) throw new Error(`dev server did not answer /ok:\n${output}`);
+    server = await startDevServer();
+    apiUrl = server.apiUrl;
     console.info(`[studio.test] LangGraph dev server ready in ${Math.round(performance.now() - started)} ms`);
     client = new Client({ apiUrl });
   }, 120_000);
 
   afterAll(async () => {
-    if (server?.pid !== undefined) {
-      if (groupAlive(server.pid)) process.kill(-server.pid, "SIGTERM");
-      if (!(await waitFor(() => !groupAlive(server.pid!), 15_000))) process.kill(-server.pid, "SIGKILL");
-      expect(await waitFor(() => !groupAlive(server.pid!), 5_000)).toBe(true);
-    }
-    if (directory) {
-      const denied = outbound().filter((entry) => entry.kind === "denied");
-      rmSync(directory, { recursive: true, force: true });
-      expect(denied).toEqual([]);
-    }
+    if (!server) return;
+    const denied = outbound().filter((entry) => entry.kind === "denied");
+    expect(await server.stop()).toBe(true);
+    expect(denied).toEqual([]);
   }, 30_000);
 
   it("prints where to point Studio and the API", () => {
-    expect(output).toContain(`Studio: https://smith.langchain.com/studio/?baseUrl=${apiUrl}`);
-    expect(output).toContain(`API:    ${apiUrl}`);
+    expect(server.output()).toContain(`Studio: https://smith.langchain.com/studio/?baseUrl=${apiUrl}`);
+    expect(server.output()).toContain(`API:    ${apiUrl}`);
   });
 
   it("draws the six nodes of the loop and their edges for Studio", async () => {

@@ -1,0 +1,67 @@
+import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
+import { loadEnv } from "../config/env.js";
+import { bearerToken, LOCAL_USER, staticTokenCredentials, type Credentials } from "../service/credentials.js";
+import { AUTH_USER_OPEN } from "../graph/auth-user.js";
+
+/**
+ * The LangGraph server's auth (`langgraph.json` → `auth.path`): callers authenticate exactly
+ * as on `npm start`, with `OPSPILOT_API_TOKENS` bearer tokens, and the run's user and role
+ * come from the token (`config.configurable.langgraph_auth_user`). Threads are private: each
+ * is stamped with its creator and every read, search, update, run and resume is filtered by
+ * it, as on the HTTP API (admins included: a thread is its owner's alone). With no tokens
+ * configured the server stays open for local development: every caller is the local user,
+ * and a warning says so once.
+ */
+export function createLangGraphAuth(credentials: Credentials): Auth {
+  if (!credentials.required)
+    console.warn(
+      "opspilot: OPSPILOT_API_TOKENS is not set; the LangGraph server accepts every caller as the local user.",
+    );
+  return new Auth()
+    .authenticate(async (request: Request) => {
+      if (!credentials.required) return { identity: LOCAL_USER.id, permissions: [], [AUTH_USER_OPEN]: true };
+      const token = bearerToken(request.headers.get("authorization"));
+      const user = token === undefined ? undefined : await credentials.verify(token);
+      if (!user)
+        throw new HTTPException(401, {
+          message: "A valid Authorization: Bearer <token> header is required.",
+          headers: { "WWW-Authenticate": 'Bearer realm="opspilot"' },
+        });
+      return { identity: user.id, display_name: user.id, role: user.role, permissions: [`role:${user.role}`] };
+    })
+    .on("threads:create", ({ user, value }) => {
+      value.metadata = { ...(value.metadata ?? {}), owner: user.identity };
+      return { owner: user.identity };
+    })
+    .on("threads:update", ({ user, value }) => {
+      if (value.metadata && "owner" in value.metadata && value.metadata.owner !== user.identity)
+        throw new HTTPException(403, { message: "A thread's owner cannot be changed." });
+      return { owner: user.identity };
+    })
+    .on("threads:create_run", ({ user, value }) => {
+      value.metadata = { ...(value.metadata ?? {}), owner: user.identity };
+      return { owner: user.identity };
+    })
+    .on("threads", ({ user }) => ({ owner: user.identity }))
+    .on("crons:create", ({ user, value }) => {
+      value.user_id = user.identity;
+      return { owner: user.identity };
+    })
+    .on("crons", ({ user }) => ({ owner: user.identity }))
+    .on("assistants:read", () => true)
+    .on("assistants:search", () => true)
+    .on("assistants", ({ user }) => {
+      if (user.role !== "admin" && !user[AUTH_USER_OPEN])
+        throw new HTTPException(403, { message: "Only an admin may create, change or delete assistants." });
+      return true;
+    })
+    .on("store", ({ user, value }) => {
+      const namespace = "namespace" in value ? value.namespace : undefined;
+      if (!namespace || namespace[0] !== user.identity)
+        throw new HTTPException(403, { message: `Store namespaces start with your user id (${user.identity}).` });
+      return true;
+    });
+}
+
+/** The handler `langgraph.json` names. */
+export const auth = createLangGraphAuth(staticTokenCredentials(loadEnv().OPSPILOT_API_TOKENS));

@@ -1,0 +1,138 @@
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InterruptValueSchema, type InterruptValue } from "../../src/contracts/pause.js";
+import { openSqlite } from "../../src/storage/open-sqlite.js";
+import { OpsStore } from "../../src/tools/index.js";
+import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
+
+const GRAPH_ID = "opspilot";
+/** Alice and bob operate; root holds an operator and a viewer token; vic only views. */
+const TOKENS = {
+  alice: "alice-operator-token",
+  bob: "bob-operator-token",
+  rootOperator: "root-operator-token",
+  rootViewer: "root-viewer-token",
+  vic: "vic-viewer-token",
+};
+const API_TOKENS = [
+  `${TOKENS.alice}=alice:operator`,
+  `${TOKENS.bob}=bob:operator`,
+  `${TOKENS.rootOperator}=root:operator`,
+  `${TOKENS.rootViewer}=root:viewer`,
+  `${TOKENS.vic}=vic:viewer`,
+].join(",");
+
+type WireMessage = { type: string; content: unknown; name?: string };
+type Values = { messages: WireMessage[]; stop: { reason: string } | null };
+
+describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
+  let server: DevServer;
+  const as = (token: string) =>
+    new Client({ apiUrl: server.apiUrl, defaultHeaders: { Authorization: `Bearer ${token}` } });
+  const post = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.apiUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: "{}",
+    });
+  const estate = () => new OpsStore(new BetterSqlite3(join(server.directory, "opspilot.sqlite"), { readonly: true }));
+  const pauseOf = async (client: Client, threadId: string): Promise<InterruptValue | undefined> => {
+    const values = (await client.threads.getState(threadId)).tasks.flatMap((task) =>
+      task.interrupts.map((i) => i.value),
+    );
+    return values.length ? InterruptValueSchema.parse(values.at(-1)) : undefined;
+  };
+  const ask = (client: Client, threadId: string, content: string, context?: object) =>
+    client.runs.wait(threadId, GRAPH_ID, {
+      input: { messages: [{ role: "user", content }] },
+      ...(context ? { context } : {}),
+    }) as Promise<Values>;
+  const answer = (client: Client, threadId: string, resume: unknown) =>
+    client.runs.wait(threadId, GRAPH_ID, { command: { resume } }) as Promise<Values>;
+
+  beforeAll(async () => {
+    server = await startDevServer({ OPSPILOT_API_TOKENS: API_TOKENS });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server) expect(await server.stop()).toBe(true);
+  }, 30_000);
+
+  it("refuses callers without a valid token, and Studio's header without one", async () => {
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { Authorization: "Bearer not-a-token" },
+      { "x-auth-scheme": "langsmith" },
+    ];
+    for (const headers of attempts) {
+      const response = await post("/threads/search", headers);
+      expect(response.status).toBe(401);
+    }
+    expect((await post("/threads/search", { Authorization: `Bearer ${TOKENS.alice}` })).status).toBe(200);
+  });
+
+  it("answers Studio's graph and schema requests for an authenticated caller", async () => {
+    for (const path of [`/assistants/${GRAPH_ID}/graph`, `/assistants/${GRAPH_ID}/schemas`]) {
+      expect((await fetch(`${server.apiUrl}${path}`)).status).toBe(401);
+      const response = await fetch(`${server.apiUrl}${path}`, { headers: { Authorization: `Bearer ${TOKENS.vic}` } });
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it("keeps a thread its owner's: another user cannot get, search, run or resume it", async () => {
+    const alice = as(TOKENS.alice);
+    const bob = as(TOKENS.bob);
+    const { thread_id: threadId, metadata } = await alice.threads.create({ metadata: { owner: "bob" } });
+    expect(metadata).toMatchObject({ owner: "alice" });
+    await ask(alice, threadId, "restart payment-service in prod");
+    expect((await pauseOf(alice, threadId))?.interruptType).toBe("confirm_risky");
+
+    await expect(bob.threads.get(threadId)).rejects.toMatchObject({ status: 404 });
+    await expect(bob.threads.getState(threadId)).rejects.toMatchObject({ status: 404 });
+    expect((await bob.threads.search({ limit: 100 })).map((thread) => thread.thread_id)).not.toContain(threadId);
+    expect((await alice.threads.search({ limit: 100 })).map((thread) => thread.thread_id)).toContain(threadId);
+    await expect(ask(bob, threadId, "what is going on?")).rejects.toMatchObject({ status: 404 });
+    await expect(answer(bob, threadId, { decisions: [{ type: "approve" }] })).rejects.toMatchObject({ status: 404 });
+    await expect(alice.threads.update(threadId, { metadata: { owner: "bob" } })).rejects.toMatchObject({ status: 403 });
+    expect(estate().countActions({ action: "restart" })).toBe(0);
+  });
+
+  it("acts as the token's user: a viewer claiming admin in its context cannot run an admin-only tool", async () => {
+    const vic = as(TOKENS.vic);
+    const { thread_id: threadId } = await vic.threads.create();
+    const final = await ask(vic, threadId, "roll back payment-service in prod", { role: "admin", userId: "mallory" });
+    const rollbacks = final.messages.filter((message) => message.type === "tool" && message.name === "rollback_deploy");
+    expect(rollbacks.length).toBeGreaterThan(0);
+    for (const message of rollbacks) expect(String(message.content)).toContain("permission_denied");
+    expect(estate().countActions({ action: "rollback" })).toBe(0);
+    const storage = openSqlite(join(server.directory, "opspilot.sqlite"));
+    const { runs } = await storage.storage.threadRecords(threadId);
+    storage.close();
+    expect(runs.map((run) => run.user_id)).toEqual(["vic"]);
+  });
+
+  it("never applies a refused answer: root's viewer approve, then root's operator reject, runs nothing", async () => {
+    const operator = as(TOKENS.rootOperator);
+    const viewer = as(TOKENS.rootViewer);
+    const { thread_id: threadId } = await operator.threads.create();
+    await ask(operator, threadId, "restart payment-service in prod");
+    const pause = (await pauseOf(operator, threadId))!;
+    const [call] = pause.calls;
+    await answer(viewer, threadId, {
+      decisions: [{ callId: call!.callId, action: "approve", argsHash: call!.argsHash }],
+    });
+    expect((await pauseOf(operator, threadId))?.error).toContain("Your role (viewer) is not allowed");
+    const final = await answer(operator, threadId, { decisions: [{ type: "reject", message: "not now" }] });
+    expect(final.stop?.reason).toBe("final_answer");
+    expect(String(final.messages.find((message) => message.name === "restart_service")?.content)).toContain(
+      "rejected_by_user",
+    );
+    expect(estate().countActions({ action: "restart" })).toBe(0);
+    const storage = openSqlite(join(server.directory, "opspilot.sqlite"));
+    const { decisions } = await storage.storage.threadRecords(threadId);
+    storage.close();
+    expect(decisions.map((row) => [row.action, row.user_id, row.role])).toEqual([["reject", "root", "operator"]]);
+  });
+});
