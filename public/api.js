@@ -17,6 +17,11 @@ export function saveToken(token) {
   else window.localStorage.removeItem(TOKEN_KEY);
 }
 
+/** Whether this browser holds a bearer token. */
+export function hasToken() {
+  return window.localStorage.getItem(TOKEN_KEY) !== null;
+}
+
 async function request(path, { method = "GET", body, signal } = {}) {
   const headers = { Accept: body === undefined ? "application/json" : "text/event-stream, application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";

@@ -326,6 +326,22 @@ ui.language.addEventListener("click", () => {
   else applyStaticLabels();
 });
 
+// A single sign-on hands its access token back in the URL fragment (never sent to a server): keep it, drop the fragment.
+const signedIn = new URLSearchParams(window.location.hash.slice(1)).get("sso_token");
+if (signedIn) {
+  api.saveToken(signedIn);
+  window.history.replaceState(null, "", window.location.pathname + window.location.search);
+}
+// The sign-in link shows in the token form when the server offers single sign-on.
+fetch("/auth/config")
+  .then((response) => (response.ok ? response.json() : { sso: false }))
+  .then((config) => {
+    byId("sso-login").hidden = !config.sso;
+    // Signed out of a server that offers single sign-on: offer it at once, not after the first refusal.
+    if (config.sso && !api.hasToken()) ui.tokenForm.hidden = false;
+  })
+  .catch(() => undefined);
+
 ui.tokenForm.addEventListener("submit", (event) => {
   event.preventDefault();
   api.saveToken(ui.token.value.trim());

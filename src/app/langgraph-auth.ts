@@ -1,11 +1,15 @@
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { loadEnv } from "../config/env.js";
-import { bearerToken, LOCAL_USER, staticTokenCredentials, type Credentials } from "../service/credentials.js";
+import { environmentVariables, loadEnv } from "../config/env.js";
+import { loadConfig } from "../config/file.js";
+import { oidcSettingsOf } from "../config/oidc-settings.js";
+import { apiCredentials } from "../service/api-credentials.js";
+import { bearerToken, CredentialRefusal, LOCAL_USER, type Credentials } from "../service/credentials.js";
 import { AUTH_USER_OPEN } from "../graph/auth-user.js";
 
 /**
  * The LangGraph server's auth (`langgraph.json` → `auth.path`): callers authenticate exactly
- * as on `npm start`, with `OPSPILOT_API_TOKENS` bearer tokens, and the run's user and role
+ * as on `npm start`, with `OPSPILOT_API_TOKENS` bearer tokens or the single sign-on provider's
+ * access tokens (`OPSPILOT_OIDC_ISSUER`), and the run's user and role
  * come from the token (`config.configurable.langgraph_auth_user`). Threads are private: each
  * is stamped with its creator and every read, search, update, run and resume is filtered by
  * it, as on the HTTP API (admins included: a thread is its owner's alone). With no tokens
@@ -15,13 +19,16 @@ import { AUTH_USER_OPEN } from "../graph/auth-user.js";
 export function createLangGraphAuth(credentials: Credentials): Auth {
   if (!credentials.required)
     console.warn(
-      "opspilot: OPSPILOT_API_TOKENS is not set; the LangGraph server accepts every caller as the local user.",
+      "opspilot: neither OPSPILOT_API_TOKENS nor OPSPILOT_OIDC_ISSUER is set; the LangGraph server accepts every caller as the local user.",
     );
   return new Auth()
     .authenticate(async (request: Request) => {
       if (!credentials.required) return { identity: LOCAL_USER.id, permissions: [], [AUTH_USER_OPEN]: true };
       const token = bearerToken(request.headers.get("authorization"));
-      const user = token === undefined ? undefined : await credentials.verify(token);
+      const user = await credentials.verify(token ?? "").catch((error: unknown) => {
+        if (error instanceof CredentialRefusal) throw new HTTPException(error.status, { message: error.message });
+        throw error;
+      });
       if (!user)
         throw new HTTPException(401, {
           message: "A valid Authorization: Bearer <token> header is required.",
@@ -63,5 +70,11 @@ export function createLangGraphAuth(credentials: Credentials): Auth {
     });
 }
 
-/** The handler `langgraph.json` names. */
-export const auth = createLangGraphAuth(staticTokenCredentials(loadEnv().OPSPILOT_API_TOKENS));
+/** The handler `langgraph.json` names: the static tokens and the single sign-on provider of `npm start`. */
+export const auth = createLangGraphAuth(credentialsFromEnvironment());
+
+function credentialsFromEnvironment(): Credentials {
+  const env = loadEnv();
+  const oidc = oidcSettingsOf(env, loadConfig(env.OPSPILOT_CONFIG, environmentVariables()));
+  return apiCredentials({ tokens: env.OPSPILOT_API_TOKENS, ...(oidc ? { oidc } : {}) });
+}

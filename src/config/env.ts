@@ -106,6 +106,22 @@ export const EnvSchema = z.object({
     .describe(
       "API bearer tokens: token=user:role,token2=user2:role2 (roles: viewer, operator, admin); unset serves only the local user",
     ),
+  OPSPILOT_OIDC_ISSUER: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .describe(
+      "OpenID provider whose JWT access tokens the HTTP API, the page and the LangGraph server accept (roles from auth.oidc.roles of the config file)",
+    ),
+  OPSPILOT_OIDC_AUDIENCE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The audience (aud) the provider's access tokens must carry for opspilot; required with the issuer"),
+  OPSPILOT_OIDC_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Public client id the page signs in with (authorization code with PKCE); unset: no sign-in button"),
   OPSPILOT_METRICS_TOKEN: z
     .string()
     .regex(/^\S{8,}$/, { error: "must be at least 8 characters without spaces" })

@@ -92,6 +92,28 @@ export const ConfigFileSchema = z
       .describe('Policy overrides by exact tool name or glob (e.g. "k8s__*"); an exact name wins over a glob'),
     runbooks: z.string().min(1).optional().describe("Folder of Markdown runbooks indexed for search_docs"),
     demo: z.boolean().default(true).describe("Keep the built-in demo tools and dataset"),
+    auth: z
+      .object({
+        oidc: z
+          .object({
+            roles: z
+              .record(z.string().min(1), z.enum(KNOWN_ROLES, { error: `must be one of ${KNOWN_ROLES.join(", ")}` }))
+              .refine((roles) => Object.keys(roles).length > 0, { error: "must map at least one group to a role" })
+              .describe(
+                'Group → role, for OPSPILOT_OIDC_ISSUER tokens (e.g. { "sre-oncall": "operator", "sre-leads": "admin" }); the first group listed that the token holds wins, none: refused',
+              ),
+            groupsClaim: z
+              .string()
+              .min(1)
+              .default("groups")
+              .describe("The access-token claim that lists the user's groups"),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional()
+      .describe("Single sign-on: how an OpenID provider's groups become opspilot roles"),
     profiles: z
       .record(
         z.string().regex(PROFILE_NAME, { error: "must be a profile name (letters, digits, _ and -)" }),

@@ -3,6 +3,8 @@ import { bodyLimit } from "hono/body-limit";
 import type { HealthReport } from "../app/health.js";
 import type { Runtime } from "../service/runtime.js";
 import type { RunMetrics } from "../service/metrics.js";
+import { ssoConfigRoute, ssoRoutes } from "./sso-routes.js";
+import { apiCredentials } from "../service/api-credentials.js";
 import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { errorResponse, makeErrorHandler } from "./http-errors.js";
@@ -89,6 +91,12 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   if (options.tools) app.route("/api/tools", toolRoutes(options.tools));
   app.route("/api/records", recordRoutes({ runtime: options.runtime, auth: options.auth, logger }));
+
+  // Single sign-on for the page: whether it is offered, and the authorization-code flow when it is.
+  const oidc = options.auth?.oidc;
+  app.route("/auth", ssoConfigRoute(oidc));
+  if (oidc?.clientId)
+    app.route("/auth", ssoRoutes({ ...oidc, clientId: oidc.clientId }, apiCredentials(options.auth ?? {}), logger));
 
   app.route("/", dashboardRoutes(options.publicDir ?? PUBLIC_DIR));
   app.get("*", servePage(options.publicDir ?? PUBLIC_DIR));

@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { CurrentRoles, Role, RunUser } from "../contracts/user.js";
-import { bearerToken, LOCAL_USER, staticTokenCredentials, tokenDigest as digest } from "../service/credentials.js";
+import type { OidcSettings } from "../config/oidc-settings.js";
+import { apiCredentials } from "../service/api-credentials.js";
+import { bearerToken, CredentialRefusal, LOCAL_USER, tokenDigest as digest } from "../service/credentials.js";
 import { RequestError } from "./http-errors.js";
 
 /**
@@ -10,6 +12,8 @@ import { RequestError } from "./http-errors.js";
 export interface ServerAuth {
   /** Bearer token → user and role, as `loadEnv()` parses `OPSPILOT_API_TOKENS`. */
   tokens?: ReadonlyMap<string, RunUser>;
+  /** Single sign-on: the OpenID provider whose access tokens are accepted beside the static tokens. */
+  oidc?: OidcSettings;
   /** Bearer token of the Prometheus scraper (`OPSPILOT_METRICS_TOKEN`); it opens `/metrics` and nothing else. */
   metricsToken?: string;
 }
@@ -30,23 +34,25 @@ export interface AppEnv {
 export function currentRolesOf(auth: ServerAuth | undefined): CurrentRoles | undefined {
   const tokens = auth?.tokens;
   if (!tokens || tokens.size === 0) return undefined;
+  // A single sign-on user's roles live at the provider and come with each token: judged by the answering token alone.
+  const unmanaged = auth?.oidc ? undefined : [];
   const byUser = new Map<string, Role[]>();
   for (const user of tokens.values()) {
     const roles = byUser.get(user.id) ?? [];
     if (!roles.includes(user.role)) roles.push(user.role);
     byUser.set(user.id, roles);
   }
-  return (userId) => byUser.get(userId) ?? [];
+  return (userId) => byUser.get(userId) ?? unmanaged;
 }
 
 /** Whether the auth configuration requires tokens. */
 export function requiresTokens(auth: ServerAuth | undefined): boolean {
-  return (auth?.tokens?.size ?? 0) > 0;
+  return (auth?.tokens?.size ?? 0) > 0 || auth?.oidc !== undefined;
 }
 
 /** Middleware that sets `user`: from the bearer token when tokens are configured, else the local user. */
 export function authenticate(auth: ServerAuth | undefined): MiddlewareHandler<AppEnv> {
-  const credentials = staticTokenCredentials(auth?.tokens);
+  const credentials = apiCredentials(auth ?? {});
   if (!credentials.required) {
     return async (c, next) => {
       c.set("user", LOCAL_USER);
@@ -55,7 +61,15 @@ export function authenticate(auth: ServerAuth | undefined): MiddlewareHandler<Ap
   }
   return async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
-    const user = token === undefined ? undefined : await credentials.verify(token);
+    const user = await credentials.verify(token ?? "").catch((error: unknown) => {
+      if (!(error instanceof CredentialRefusal)) throw error;
+      if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="opspilot", error="invalid_token"');
+      throw new RequestError(
+        error.status,
+        error.status === 403 ? "forbidden" : error.status === 503 ? "unavailable" : "unauthorized",
+        error.message,
+      );
+    });
     if (!user) {
       c.header("WWW-Authenticate", 'Bearer realm="opspilot"');
       throw new RequestError(401, "unauthorized", "A valid Authorization: Bearer <token> header is required.");

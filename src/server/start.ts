@@ -1,7 +1,9 @@
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
-import { loadEnv, type Env } from "../config/env.js";
+import { environmentVariables, loadEnv, type Env } from "../config/env.js";
+import { loadConfig } from "../config/file.js";
+import { oidcSettingsOf } from "../config/oidc-settings.js";
 import { ConfigError, OpsPilotError } from "../contracts/errors.js";
 import { describeModel, isLoopback } from "../models/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
@@ -36,7 +38,9 @@ function isLoopbackHost(host: string): boolean {
 /** Refuses a non-loopback interface without API tokens: every request would act as the local operator. */
 function assertBindable(host: string, auth: ServerAuth | undefined): void {
   if (!requiresTokens(auth) && !isLoopbackHost(host)) {
-    throw new ConfigError(`Refusing to bind to ${host} without OPSPILOT_API_TOKENS; set tokens or use HOST=127.0.0.1.`);
+    throw new ConfigError(
+      `Refusing to bind to ${host} without OPSPILOT_API_TOKENS or OPSPILOT_OIDC_ISSUER; set one or use HOST=127.0.0.1.`,
+    );
   }
 }
 
@@ -70,7 +74,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
  * `OPSPILOT_RETENTION_DAYS` (a daily prune) and the config file `OPSPILOT_CONFIG` (tools, MCP servers, policies).
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
-  const auth: ServerAuth = { tokens: env.OPSPILOT_API_TOKENS, metricsToken: env.OPSPILOT_METRICS_TOKEN };
+  const oidc = oidcSettingsOf(env, loadConfig(env.OPSPILOT_CONFIG, environmentVariables()));
+  const auth: ServerAuth = {
+    tokens: env.OPSPILOT_API_TOKENS,
+    metricsToken: env.OPSPILOT_METRICS_TOKEN,
+    ...(oidc ? { oidc } : {}),
+  };
   assertBindable(env.HOST, auth);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const metrics = new RunMetrics({ processMetrics: true });

@@ -15,6 +15,32 @@ export interface Credentials {
   verify(token: string): Promise<RunUser | undefined>;
 }
 
+/** A credential that was recognised and refused, with the status and the reason the caller is told. */
+export class CredentialRefusal extends Error {
+  constructor(
+    readonly status: 401 | 403 | 503,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CredentialRefusal";
+  }
+}
+
+/** Credentials tried in turn: the first that knows a token decides it. */
+export function anyCredentials(...sources: ReadonlyArray<Credentials | undefined>): Credentials {
+  const present = sources.filter((source): source is Credentials => source !== undefined && source.required);
+  return {
+    required: present.length > 0,
+    async verify(token) {
+      for (const source of present) {
+        const user = await source.verify(token);
+        if (user) return user;
+      }
+      return undefined;
+    },
+  };
+}
+
 /** Tokens are looked up by digest, so the lookup's timing says nothing about the secret. */
 export function tokenDigest(token: string): string {
   return createHash("sha256").update(token).digest("hex");
