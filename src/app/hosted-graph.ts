@@ -18,6 +18,10 @@ export interface HostedGraph {
   graph: OpsPilotGraph;
   /** The environment's defaults and ceilings and the config file's profiles. */
   limits: ServerRunLimits;
+  /** The journal and records in PostgreSQL or SQLite, as the graph writes them. */
+  storage: Storage;
+  /** Closes the databases (a server process keeps them until it exits). */
+  close(): Promise<void>;
 }
 
 /**
@@ -34,7 +38,8 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
   const limits = serverRunLimits(env, config);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const demo = openSqlite(env.OPSPILOT_DB);
-  const storage = env.DATABASE_URL ? await sharedStorage(env.DATABASE_URL, demo) : demo.storage;
+  const shared = env.DATABASE_URL ? await sharedStorage(env.DATABASE_URL, demo) : undefined;
+  const storage = shared?.storage ?? demo.storage;
   const registry = buildToolRegistry({
     config,
     builtIn: [
@@ -50,14 +55,18 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
     storage,
     contextBudget: contextBudgetOf(env),
   });
-  return { graph, limits };
+  const close = async () => {
+    await shared?.close();
+    demo.close();
+  };
+  return { graph, limits, storage, close };
 }
 
 /** The journal and records in PostgreSQL (loaded only then: SQLite servers pay nothing for the client). */
-async function sharedStorage(databaseUrl: string, demo: { close(): void }): Promise<Storage> {
+async function sharedStorage(databaseUrl: string, demo: { close(): void }) {
   const { openPostgres } = await import("../storage/open-postgres.js");
   try {
-    return (await openPostgres(databaseUrl)).storage;
+    return await openPostgres(databaseUrl);
   } catch (error) {
     demo.close();
     throw error;

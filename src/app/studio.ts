@@ -31,7 +31,7 @@ function sharedGraph(): Promise<HostedGraph> {
  * `limit_above_ceiling` before it starts. Other invalid options bind nothing here; the run itself
  * rejects them with the validation message.
  */
-export function studioGraphFactory(hosted: () => HostedGraph) {
+export function studioGraphFactory(hosted: () => Pick<HostedGraph, "graph" | "limits">) {
   return (config: LangGraphRunnableConfig = {}, runtime: ServerGraphRuntime = {}): OpsPilotGraph => {
     const { graph: base, limits } = hosted();
     const context = (runtime.executionRuntime?.context ?? {}) as Record<string, unknown>;
