@@ -10,7 +10,8 @@ import type { Storage } from "../storage/types.js";
 import { createThreadTools, OpsStore } from "../tools/index.js";
 import { builtInTools, startRunbooks } from "./runbooks.js";
 import { buildToolRegistry, startToolSources } from "./tool-catalog.js";
-import { serverRunLimits, type ServerRunLimits } from "./run-limits.js";
+import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
+import type { DailyQuotas } from "../service/quotas.js";
 
 /** The graph a LangGraph server hosts, and the run limits its runs are held to. */
 export interface HostedGraph {
@@ -20,6 +21,8 @@ export interface HostedGraph {
   limits: ServerRunLimits;
   /** The journal and records in PostgreSQL or SQLite, as the graph writes them. */
   storage: Storage;
+  /** The environment's daily quotas per user. */
+  quotas: DailyQuotas;
   /** Closes the databases (a server process keeps them until it exits). */
   close(): Promise<void>;
 }
@@ -59,7 +62,7 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
     await shared?.close();
     demo.close();
   };
-  return { graph, limits, storage, close };
+  return { graph, limits, storage, quotas: dailyQuotas(env), close };
 }
 
 /** The journal and records in PostgreSQL (loaded only then: SQLite servers pay nothing for the client). */

@@ -3,6 +3,8 @@ import { readRunOptions, recursionLimitFor } from "../graph/config.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
 import { hostedGraph, type HostedGraph } from "./hosted-graph.js";
+import { authenticatedUser } from "../graph/auth-user.js";
+import { checkQuotas } from "../service/quotas.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
 export interface ServerGraphRuntime {
@@ -54,5 +56,21 @@ export function studioGraphFactory(hosted: () => Pick<HostedGraph, "graph" | "li
 /** The opspilot graph for `langgraph.json`, called by the server per request (it awaits a factory's promise). */
 export async function graph(config?: LangGraphRunnableConfig, runtime?: ServerGraphRuntime): Promise<OpsPilotGraph> {
   const hosted = await sharedGraph();
+  if (runtime?.executionRuntime) await admitRun(hosted, config);
   return studioGraphFactory(() => hosted)(config, runtime);
+}
+
+/**
+ * Refuses a run on the LangGraph server whose user has spent a daily token or cost quota
+ * (`OPSPILOT_QUOTA_*`), from the usage every replica shares. The server's factory cannot tell
+ * a new run from a resume, so each counts as continuing one: the runs-per-day quota is the
+ * HTTP API's alone.
+ */
+export async function admitRun(
+  hosted: Pick<HostedGraph, "storage" | "quotas">,
+  config: LangGraphRunnableConfig = {},
+): Promise<void> {
+  const configurable = (config.configurable ?? {}) as Record<string, unknown>;
+  const userId = authenticatedUser(configurable)?.id ?? readRunOptions({ configurable }).userId;
+  await checkQuotas({ usage: hosted.storage, quotas: hosted.quotas, userId, entry: "continue" });
 }
