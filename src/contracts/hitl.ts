@@ -1,6 +1,23 @@
 import { z } from "zod";
 import { formatZodIssues } from "./zod-issues.js";
-import type { Decision, WaitingCall } from "./pause.js";
+
+/** What the mapping reads of a waiting call (opspilot's `WaitingCall`). */
+interface WaitingCall {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsHash: string;
+  missing?: readonly unknown[];
+}
+
+/** An opspilot decision, as `ResumeValueSchema` then checks it. */
+interface Decision {
+  callId: string;
+  action: "approve" | "edit" | "reject";
+  argsHash?: string;
+  args?: Record<string, unknown>;
+  message?: string;
+}
 
 /**
  * LangChain v1's human-in-the-loop shapes (`HITLRequest` and `HITLResponse` of
