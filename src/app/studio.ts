@@ -70,6 +70,8 @@ export async function admitRun(
   hosted: Pick<HostedGraph, "storage" | "quotas">,
   config: LangGraphRunnableConfig = {},
 ): Promise<void> {
+  const { quotas } = hosted;
+  if (quotas.runs === undefined && quotas.tokens === undefined && quotas.costUsd === undefined) return;
   const configurable = (config.configurable ?? {}) as Record<string, unknown>;
   const userId = authenticatedUser(configurable)?.id ?? readRunOptions({ configurable }).userId;
   await checkQuotas({ usage: hosted.storage, quotas: hosted.quotas, userId, entry: "continue" });

@@ -79,7 +79,9 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
       },
     }),
   );
-  app.use("/api/*", authenticate(options.auth));
+  // One set of credentials (one cache of the provider's keys) for the API and the page's sign-in.
+  const credentials = apiCredentials(options.auth ?? {});
+  app.use("/api/*", authenticate(options.auth, credentials));
   app.on(
     "POST",
     RUN_START_PATHS,
@@ -95,8 +97,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   // Single sign-on for the page: whether it is offered, and the authorization-code flow when it is.
   const oidc = options.auth?.oidc;
   app.route("/auth", ssoConfigRoute(oidc));
-  if (oidc?.clientId)
-    app.route("/auth", ssoRoutes({ ...oidc, clientId: oidc.clientId }, apiCredentials(options.auth ?? {}), logger));
+  if (oidc?.clientId) app.route("/auth", ssoRoutes({ ...oidc, clientId: oidc.clientId }, credentials, logger));
 
   app.route("/", dashboardRoutes(options.publicDir ?? PUBLIC_DIR));
   app.get("*", servePage(options.publicDir ?? PUBLIC_DIR));

@@ -51,8 +51,10 @@ export function requiresTokens(auth: ServerAuth | undefined): boolean {
 }
 
 /** Middleware that sets `user`: from the bearer token when tokens are configured, else the local user. */
-export function authenticate(auth: ServerAuth | undefined): MiddlewareHandler<AppEnv> {
-  const credentials = apiCredentials(auth ?? {});
+export function authenticate(
+  auth: ServerAuth | undefined,
+  credentials = apiCredentials(auth ?? {}),
+): MiddlewareHandler<AppEnv> {
   if (!credentials.required) {
     return async (c, next) => {
       c.set("user", LOCAL_USER);
