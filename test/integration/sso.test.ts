@@ -2,12 +2,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/contracts/events.js";
 import type { OidcSettings } from "../../src/config/oidc-settings.js";
 import { openSqlite } from "../../src/storage/open-sqlite.js";
 import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
 import { ApiClient, startTestServer, type TestServer } from "../fixtures/http.js";
+import { pauseOf } from "../fixtures/mcp-app.js";
 import { startOidcProvider, type OidcFixture } from "../fixtures/oidc-provider.js";
 import { freePort } from "../fixtures/ports.js";
 
@@ -29,12 +29,6 @@ const settingsFor = (issuer: string, clientId?: string): OidcSettings => ({
   groupsClaim: "groups",
   ...(clientId ? { clientId } : {}),
 });
-
-const pauseOf = (events: RunEvent[]) => {
-  const pause = events.find((event) => event.type === "loop_interrupt");
-  if (!pause || pause.type !== "loop_interrupt") throw new Error("the run did not pause");
-  return pause;
-};
 
 describe("single sign-on with a real OpenID provider (issue 25)", () => {
   let provider: OidcFixture;
