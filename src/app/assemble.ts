@@ -12,7 +12,7 @@ import { consoleLogger, type Logger } from "../service/logger.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/pause-webhook.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { createThreadTools, OpsStore, type RunbookSource } from "../tools/index.js";
+import { createThreadTools, OpsStore, PostgresLedger, type EstateLedger, type RunbookSource } from "../tools/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
@@ -74,6 +74,8 @@ interface Backend {
   storage: Storage;
   /** The SQLite connection the demo dataset lives on. */
   opsDb: Database;
+  /** Where the demo estate's restarts and rollbacks live when not in `opsDb` (PostgreSQL, shared by replicas). */
+  opsLedger?: EstateLedger;
   close(): Promise<void>;
 }
 
@@ -86,7 +88,7 @@ function configOf(options: AppOptions, env: Env): ConfigFile {
 function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: Backend): App {
   const config = configOf(options, env);
   const logger = options.logger ?? consoleLogger(env.OPSPILOT_LOG_LEVEL);
-  const ops = new OpsStore(backend.opsDb);
+  const ops = new OpsStore(backend.opsDb, { ledger: backend.opsLedger });
   const sources = options.toolSources ?? startToolSources(config, logger);
   const runbooks = options.runbooks ?? startRunbooks(config, logger);
   const registry = buildToolRegistry({
@@ -172,8 +174,10 @@ export function createApp(options: AppOptions = {}): App {
 
 /**
  * Assembles opspilot from the environment: with `DATABASE_URL`, checkpoints, journal, records,
- * events and run leases live in PostgreSQL, shared by every process serving the same threads;
- * the demo dataset stays in this process's SQLite file `OPSPILOT_DB`. Without it, as `createApp`.
+ * events, run leases and the demo estate's restarts and rollbacks live in PostgreSQL, shared by
+ * every process serving the same threads; the demo dataset's static part (services, logs,
+ * runbooks, and their search indexes) is rebuilt in this process's SQLite file `OPSPILOT_DB`.
+ * Without it, as `createApp`.
  */
 export async function openApp(options: AppOptions = {}): Promise<App> {
   const env = options.env ?? loadEnv();
@@ -197,9 +201,14 @@ async function openBackend(options: AppOptions, env: Env): Promise<App> {
   // Loaded only here: the PostgreSQL client and saver are start-up time every SQLite process would pay for nothing.
   const { openPostgres } = await import("../storage/open-postgres.js");
   const model = options.model ?? createChatModel(env);
-  // The demo dataset stands in for the infrastructure the tools would call; it is not shared.
+  // The demo dataset's static part is the same in every process; its mutable state is shared.
   const demo = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
   const postgres = await openPostgres(env.DATABASE_URL).catch((error: unknown) => {
+    demo.close();
+    throw error;
+  });
+  const opsLedger = await PostgresLedger.open(postgres.pool).catch(async (error: unknown) => {
+    await postgres.close();
     demo.close();
     throw error;
   });
@@ -207,6 +216,7 @@ async function openBackend(options: AppOptions, env: Env): Promise<App> {
     checkpointer: postgres.checkpointer,
     storage: postgres.storage,
     opsDb: demo.db,
+    opsLedger,
     async close() {
       await postgres.close();
       demo.close();

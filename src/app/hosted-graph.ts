@@ -7,7 +7,7 @@ import { contextBudgetFor, type ContextBudget } from "../models/context-budget.j
 import { consoleLogger } from "../service/logger.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { createThreadTools, OpsStore } from "../tools/index.js";
+import { createThreadTools, OpsStore, PostgresLedger } from "../tools/index.js";
 import { builtInTools, startRunbooks } from "./runbooks.js";
 import { buildToolRegistry, startToolSources } from "./tool-catalog.js";
 import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
@@ -23,6 +23,8 @@ export interface HostedGraph {
   storage: Storage;
   /** The environment's daily quotas per user. */
   quotas: DailyQuotas;
+  /** The demo estate the built-in tools act on. */
+  ops: OpsStore;
   /** Closes the databases (a server process keeps them until it exits). */
   close(): Promise<void>;
 }
@@ -31,9 +33,9 @@ export interface HostedGraph {
  * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
  * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
  * `env`, and no checkpointer, because the server supplies its own. The write journal and the
- * records live in PostgreSQL when `DATABASE_URL` is set, shared by every replica (the
- * at-most-once journal must be), else in `OPSPILOT_DB`; the demo dataset, a stand-in for the
- * systems the tools would call, stays in each replica's `OPSPILOT_DB`. Runs end on their own:
+ * records and the demo estate's restarts and rollbacks live in PostgreSQL when `DATABASE_URL`
+ * is set, shared by every replica (the at-most-once journal must be), else in `OPSPILOT_DB`;
+ * the demo dataset's static part is rebuilt in each replica's `OPSPILOT_DB`. Runs end on their own:
  * the server cancels them. `model` replaces the environment's (the benchmark's scripted model).
  */
 export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): Promise<HostedGraph> {
@@ -43,12 +45,10 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
   const demo = openSqlite(env.OPSPILOT_DB);
   const shared = env.DATABASE_URL ? await sharedStorage(env.DATABASE_URL, demo) : undefined;
   const storage = shared?.storage ?? demo.storage;
+  const ops = new OpsStore(demo.db, { ledger: shared?.ledger });
   const registry = buildToolRegistry({
     config,
-    builtIn: [
-      ...builtInTools({ config, ops: new OpsStore(demo.db), runbooks: startRunbooks(config, logger) }),
-      ...createThreadTools(storage),
-    ],
+    builtIn: [...builtInTools({ config, ops, runbooks: startRunbooks(config, logger) }), ...createThreadTools(storage)],
     sources: startToolSources(config, logger),
     logger,
   });
@@ -62,15 +62,24 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
     await shared?.close();
     demo.close();
   };
-  return { graph, limits, storage, quotas: dailyQuotas(env), close };
+  return { graph, limits, storage, quotas: dailyQuotas(env), ops, close };
 }
 
-/** The journal and records in PostgreSQL (loaded only then: SQLite servers pay nothing for the client). */
+/**
+ * The journal, records and the demo estate's mutable state in PostgreSQL (loaded only then:
+ * SQLite servers pay nothing for the client).
+ */
 async function sharedStorage(databaseUrl: string, demo: { close(): void }) {
   const { openPostgres } = await import("../storage/open-postgres.js");
+  const postgres = await openPostgres(databaseUrl).catch((error: unknown) => {
+    demo.close();
+    throw error;
+  });
   try {
-    return await openPostgres(databaseUrl);
+    const ledger = await PostgresLedger.open(postgres.pool);
+    return { storage: postgres.storage, ledger, close: postgres.close };
   } catch (error) {
+    await postgres.close();
     demo.close();
     throw error;
   }

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
+import { inTransaction } from "./postgres-schema.js";
 import { utcDay } from "./usage-day.js";
 
 /** The latest checkpoint of each thread and namespace (`PostgresSaver`'s tables): its time and whether a pause waits in it. */
@@ -122,20 +123,4 @@ SELECT (SELECT count(*) FROM checkpoints_removed)::int AS checkpoints,
 export async function compactPostgresThread(pool: pg.Pool, threadId: string): Promise<CompactReport> {
   const { rows } = await pool.query<CompactReport>(COMPACT_THREAD, [threadId]);
   return rows[0]!;
-}
-
-/** Runs `work` on one client in one transaction: committed when it returns, rolled back when it throws. */
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }

@@ -80,3 +80,19 @@ export async function withSetupLock<T>(pool: pg.Pool, setup: () => Promise<T>): 
 export async function preparePostgresSchema(pool: pg.Pool): Promise<void> {
   await pool.query(POSTGRES_SCHEMA);
 }
+
+/** Runs `work` on one client in one transaction: committed when it returns, rolled back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -10,6 +10,8 @@ import { createReadResultTool } from "./read-result.js";
 import type { ResultStore } from "../storage/types.js";
 
 export { OpsStore, type OpsStoreOptions } from "./demo-ops/store.js";
+export { PostgresLedger } from "./demo-ops/postgres-ledger.js";
+export type { ActionFilter, ActionRecord, EstateLedger } from "./demo-ops/ledger.js";
 export {
   createRunbookSource,
   type RunbookSource,

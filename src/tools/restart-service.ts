@@ -47,7 +47,7 @@ export function createRestartServiceTool(store: OpsStore): ToolDefinition {
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       const service = store.resolveService(args.service);
-      const { result } = store.restartService({
+      const { result } = await store.restartService({
         service: service.id,
         environment: args.environment,
         reason: args.reason,

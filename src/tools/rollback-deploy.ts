@@ -47,7 +47,7 @@ export function createRollbackDeployTool(store: OpsStore): ToolDefinition {
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
       const service = store.resolveService(args.service);
-      const { result } = store.rollbackDeploy({
+      const { result } = await store.rollbackDeploy({
         service: service.id,
         environment: args.environment,
         toVersion: args.toVersion,

@@ -38,7 +38,7 @@ export function createSearchResourceTool(store: OpsStore): ToolDefinition {
     },
     async run(args, ctx) {
       throwIfCancelled(ctx.signal);
-      return { query: args.query, results: store.searchResources(args.query, { kind: args.kind }) };
+      return { query: args.query, results: await store.searchResources(args.query, { kind: args.kind }) };
     },
   });
 }

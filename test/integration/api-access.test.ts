@@ -96,7 +96,7 @@ describe("API access with OPSPILOT_API_TOKENS", () => {
     expect(restart).toMatchObject({ ok: false, errorCode: "permission_denied" });
     expect(events.some((event) => event.type === "loop_interrupt")).toBe(false);
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
-    expect(server.store.countActions({ action: "restart" })).toBe(0);
+    expect(await server.store.countActions({ action: "restart" })).toBe(0);
   });
 });
 

@@ -49,12 +49,14 @@ describe("answering a pause over HTTP with two tokens of one user", () => {
     });
     expect(await admin.thread(threadId)).toEqual(before);
     expect(before.body).toMatchObject({ status: "interrupted", interrupt: pause });
-    expect(server.store.countActions({ action: "rollback" })).toBe(0);
+    expect(await server.store.countActions({ action: "rollback" })).toBe(0);
 
     const events = await admin.resume(threadId, approve);
     expect(events.find((event) => event.type === "tool_result")).toMatchObject({ tool: "rollback_deploy", ok: true });
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
-    expect(server.store.countActions({ action: "rollback", service: "payment-service", environment: "prod" })).toBe(1);
+    expect(
+      await server.store.countActions({ action: "rollback", service: "payment-service", environment: "prod" }),
+    ).toBe(1);
     const records = await admin.request("GET", `/api/threads/${threadId}/records`);
     const { decisions } = (await records.json()) as { decisions: Array<Record<string, unknown>> };
     expect(decisions.map((row) => [row.call_id, row.action, row.user_id, row.role])).toEqual([
@@ -83,12 +85,14 @@ describe("answering a pause over HTTP with two tokens of one user", () => {
         message: `Call ${call!.callId} (restart_service): params may only fill the missing fields (environment); "service" was not asked for. To change other args, use action "edit".`,
       },
     });
-    expect(server.store.countActions({ action: "restart" })).toBe(0);
+    expect(await server.store.countActions({ action: "restart" })).toBe(0);
     expect((await admin.thread(threadId)).body).toMatchObject({ status: "interrupted", interrupt: pause });
 
     await admin.resume(threadId, { decisions: [{ ...decision, params: { environment: "prod" } }] });
-    expect(server.store.countActions({ action: "restart" })).toBe(1);
-    expect(server.store.countActions({ action: "restart", service: "order-service", environment: "prod" })).toBe(1);
+    expect(await server.store.countActions({ action: "restart" })).toBe(1);
+    expect(await server.store.countActions({ action: "restart", service: "order-service", environment: "prod" })).toBe(
+      1,
+    );
   });
 });
 
@@ -117,10 +121,12 @@ describe("answering a pause over HTTP in LangChain's HITLResponse shape", () => 
     });
     expect(twoForOne.status).toBe(422);
     expect(await twoForOne.json()).toMatchObject({ error: { message: expect.stringContaining("waits on 1 call(s)") } });
-    expect(server.store.countActions({ action: "rollback" })).toBe(0);
+    expect(await server.store.countActions({ action: "rollback" })).toBe(0);
 
     const events = await admin.resume(threadId, { decisions: [{ type: "approve" }] });
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
-    expect(server.store.countActions({ action: "rollback", service: "payment-service", environment: "prod" })).toBe(1);
+    expect(
+      await server.store.countActions({ action: "rollback", service: "payment-service", environment: "prod" }),
+    ).toBe(1);
   });
 });

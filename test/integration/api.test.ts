@@ -153,7 +153,9 @@ describe("the HTTP API over the demo model", () => {
     });
     expect(events.find((event) => event.type === "tool_result")).toMatchObject({ tool: "restart_service", ok: true });
     expect(events.at(-1)).toMatchObject({ stopReason: "final_answer" });
-    expect(server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
+    expect(
+      await server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" }),
+    ).toBe(1);
   });
 
   it("refuses every bad input with a 4xx and leaves the thread as it was", async () => {

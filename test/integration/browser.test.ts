@@ -97,7 +97,9 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await expect
       .poll(() => page.locator(".bubble.assistant p").last().textContent())
       .toMatch(/已重启 payment-service（prod）/);
-    expect(server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
+    expect(
+      await server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" }),
+    ).toBe(1);
 
     const live = await transcriptOf(page);
     expect(live.users).toEqual([SEED, "重启支付服务"]);

@@ -19,7 +19,7 @@ async function finalState(dbPath: string, threadId: string) {
   const db = new BetterSqlite3(dbPath);
   try {
     const snapshot = await new SqliteSaver(db).getTuple({ configurable: { thread_id: threadId } });
-    const restarts = new OpsStore(db).countActions({
+    const restarts = await new OpsStore(db).countActions({
       action: "restart",
       service: "payment-service",
       environment: "prod",

@@ -72,14 +72,18 @@ describe("the offline demo model asked to act", () => {
       interruptType: "confirm_risky",
       calls: [{ tool: "restart_service", args: { service: "payment-service", environment: "prod" }, risk: "high" }],
     });
-    const before = demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" });
+    const before = await demo.app.ops.countActions({
+      action: "restart",
+      service: "payment-service",
+      environment: "prod",
+    });
     const second = await resume(first.threadId, [
       { callId: pause.calls[0]!.callId, action: "approve", argsHash: pause.calls[0]!.argsHash },
     ]);
     expect(second.find((event) => event.type === "tool_result")).toMatchObject({ tool: "restart_service", ok: true });
-    expect(demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
-      before + 1,
-    );
+    expect(
+      await demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" }),
+    ).toBe(before + 1);
     await expect(
       demo.app.runtime.resumeRun({
         threadId: first.threadId,
@@ -87,9 +91,9 @@ describe("the offline demo model asked to act", () => {
         resume: { decisions: [{ callId: pause.calls[0]!.callId, action: "approve" }] },
       }),
     ).rejects.toThrow(/not waiting/);
-    expect(demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(
-      before + 1,
-    );
+    expect(
+      await demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "prod" }),
+    ).toBe(before + 1);
   });
 
   it("asks for the environment of 重启支付服务 together with the approval, and keeps pairing", async () => {
@@ -100,9 +104,9 @@ describe("the offline demo model asked to act", () => {
       { callId: pause.calls[0]!.callId, action: "approve", params: { environment: "staging" } },
     ]);
     expect(second.at(-1)).toMatchObject({ stopReason: "final_answer" });
-    expect(demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "staging" })).toBe(
-      1,
-    );
+    expect(
+      await demo.app.ops.countActions({ action: "restart", service: "payment-service", environment: "staging" }),
+    ).toBe(1);
     const state = await demo.app.graph.getState({ configurable: { thread_id: first.threadId } });
     expect(pairingHolds(checkPairing(state.values.messages))).toBe(true);
   });

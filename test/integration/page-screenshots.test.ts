@@ -68,7 +68,9 @@ describe.skipIf(!hasChromium)("the page's README screenshots (demo model, demo t
       expect(await page.locator(".bubble.user p").textContent()).toBe(RESTART);
       expect(await page.locator(".thread-list li").first().textContent()).toContain(RESTART);
       // Nothing ran yet: the restart waits for the click.
-      expect(server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(0);
+      expect(
+        await server.store.countActions({ action: "restart", service: "payment-service", environment: "prod" }),
+      ).toBe(0);
 
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await pause.scrollIntoViewIfNeeded();

@@ -24,8 +24,9 @@ describe.skipIf(skipPostgres)("crash safety of writes on PostgreSQL", () => {
   it.each([...KILL_POINTS, ...CHECKPOINT_KILL_POINTS])(
     "leaves a thread the user can act on, and applies the restart at most once, when killed at %s",
     async (killPoint) => {
-      // Each kill point has its own demo estate, so its restarts are counted alone.
-      const backend = { dbPath: join(directory, `${killPoint}.sqlite`), databaseUrl: cluster.url };
+      // Each kill point has its own database (and so its own demo estate): its restarts are counted alone.
+      const databaseUrl = await cluster.createDatabase(`crash_${killPoint.replaceAll("-", "_")}`);
+      const backend = { dbPath: join(directory, `${killPoint}.sqlite`), databaseUrl };
       expect(await crashAndSettle(backend, killPoint)).toEqual(CRASH_OUTCOMES[killPoint]);
     },
   );

@@ -80,7 +80,7 @@ describe("a SQLite file written by opspilot e77a9b3", () => {
         expect(await app.runtime.getThread(view.threadId, user)).toEqual(view);
 
       const restart = { action: "restart", service: "payment-service", environment: "prod" } as const;
-      expect(app.ops.countActions(restart)).toBe(0);
+      expect(await app.ops.countActions(restart)).toBe(0);
       const approved = confirmRisky.interrupt!.calls[0]!;
       const restarted = await collectEvents(
         await app.runtime.resumeRun({
@@ -90,7 +90,7 @@ describe("a SQLite file written by opspilot e77a9b3", () => {
         }),
       );
       expect(toolResult(restarted, "restart_service")).toMatchObject({ callId: approved.callId, ok: true });
-      expect(app.ops.countActions(restart)).toBe(1);
+      expect(await app.ops.countActions(restart)).toBe(1);
       expect(restarted.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
       expect(answerOf(restarted)).toBe("[demo model] Restarted payment-service in prod at <time> (restart #1).");
 

@@ -63,7 +63,7 @@ describe("single sign-on with a real OpenID provider (issue 25)", () => {
       decisions: [{ callId: call!.callId, action: "approve", argsHash: call!.argsHash }],
     });
     expect(events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
-    expect(server.store.countActions({ action: "restart" })).toBe(1);
+    expect(await server.store.countActions({ action: "restart" })).toBe(1);
     const records = await olga.request("GET", `/api/threads/${threadId}/records`);
     const { decisions } = (await records.json()) as { decisions: Array<Record<string, unknown>> };
     expect(decisions.map((row) => [row.user_id, row.role])).toEqual([["olga", "operator"]]);
@@ -127,7 +127,7 @@ describe("single sign-on with a real OpenID provider (issue 25)", () => {
       const pause = page.locator("form.pause");
       await pause.getByRole("button", { name: /^Approve/ }).click();
       await page.locator(".run[data-state=final_answer]").waitFor();
-      expect(server.store.countActions({ action: "restart" })).toBeGreaterThanOrEqual(1);
+      expect(await server.store.countActions({ action: "restart" })).toBeGreaterThanOrEqual(1);
       const threads = await new ApiClient(
         server.url,
         (await page.evaluate(() => window.localStorage.getItem("opspilot.token")))!,

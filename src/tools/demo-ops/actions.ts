@@ -1,6 +1,6 @@
-import type { Database } from "better-sqlite3";
 import { ToolError } from "../../contracts/errors.js";
 import type { EnvironmentId, ServiceRecord, ServiceStatus } from "./data/index.js";
+import type { StateChange } from "./ledger.js";
 
 /** Kinds of change the ops store records. */
 export type ActionKind = "restart" | "rollback";
@@ -75,15 +75,6 @@ export interface ServiceStateRow {
   updated_at: string;
 }
 
-/** Reads the mutable state of a service in an environment. */
-export function readState(db: Database, service: string, environment: string): ServiceStateRow {
-  const row = db
-    .prepare("SELECT * FROM ops_service_state WHERE service = ? AND environment = ?")
-    .get(service, environment);
-  if (!row) throw new ToolError("not_found", `${service} is not deployed in ${environment}.`);
-  return row as ServiceStateRow;
-}
-
 /** Who is asking for a write, and under which key it applies at most once. */
 export interface ActionRequest {
   /** Kind of change. */
@@ -96,62 +87,22 @@ export interface ActionRequest {
   idempotencyKey: string;
 }
 
-/**
- * Applies a write at most once per idempotency key, atomically under the write lock: when the
- * key was recorded before, returns the recorded result and applies nothing.
- */
-function applyOnce<Result>(
-  db: Database,
-  request: ActionRequest,
-  now: Date,
-  apply: () => Result,
-): ActionOutcome<Result> {
-  return db
-    .transaction(() => {
-      const previous = db
-        .prepare("SELECT action, service, environment, detail FROM ops_actions WHERE idempotency_key = ?")
-        .get(request.idempotencyKey) as
-        { action: string; service: string; environment: string; detail: string } | undefined;
-      if (previous) {
-        if (
-          previous.action !== request.action ||
-          previous.service !== request.service ||
-          previous.environment !== request.environment
-        ) {
-          throw new ToolError("internal", "The idempotency key was already used for a different action.");
-        }
-        return { result: JSON.parse(previous.detail) as Result, duplicate: true };
-      }
-      const result = apply();
-      db.prepare(
-        "INSERT INTO ops_actions (idempotency_key, action, service, environment, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(
-        request.idempotencyKey,
-        request.action,
-        request.service,
-        request.environment,
-        JSON.stringify(result),
-        now.toISOString(),
-      );
-      return { result, duplicate: false };
-    })
-    .immediate();
-}
-
 /** Restarts a service (in the demo estate): bumps its restart count and marks it recovering. */
-export function applyRestart(
-  db: Database,
+export function restartChange(
+  state: ServiceStateRow,
   request: ActionRequest & { reason?: string },
   now: Date,
-): ActionOutcome<RestartResult> {
-  return applyOnce(db, request, now, () => {
-    const state = readState(db, request.service, request.environment);
-    const restartedAt = now.toISOString();
-    db.prepare(
-      `UPDATE ops_service_state SET status = 'recovering', restart_count = restart_count + 1, last_restart_at = ?, updated_at = ?
-       WHERE service = ? AND environment = ?`,
-    ).run(restartedAt, restartedAt, request.service, request.environment);
-    return {
+): StateChange<RestartResult> {
+  const restartedAt = now.toISOString();
+  return {
+    next: {
+      ...state,
+      status: "recovering",
+      restart_count: state.restart_count + 1,
+      last_restart_at: restartedAt,
+      updated_at: restartedAt,
+    },
+    result: {
       action: "restart",
       service: request.service,
       environment: request.environment,
@@ -161,8 +112,8 @@ export function applyRestart(
       statusAfter: "recovering",
       version: state.version,
       reason: request.reason ?? null,
-    };
-  });
+    },
+  };
 }
 
 /** The rollback target: the requested release, or the previous version; refuses anything not older than current. */
@@ -185,22 +136,23 @@ function rollbackTarget(service: ServiceRecord, state: ServiceStateRow, toVersio
 }
 
 /** Rolls a service back (in the demo estate) to the previous or a named earlier release. */
-export function applyRollback(
-  db: Database,
+export function rollbackChange(
+  state: ServiceStateRow,
   request: ActionRequest & { target: ServiceRecord; toVersion?: string },
   now: Date,
-): ActionOutcome<RollbackResult> {
-  return applyOnce(db, request, now, () => {
-    const state = readState(db, request.service, request.environment);
-    const toVersion = rollbackTarget(request.target, state, request.toVersion);
-    const releases = request.target.releases;
-    const previous = releases[releases.indexOf(toVersion) - 1] ?? null;
-    const rolledBackAt = now.toISOString();
-    db.prepare(
-      `UPDATE ops_service_state SET status = 'recovering', version = ?, previous_version = ?, updated_at = ?
-       WHERE service = ? AND environment = ?`,
-    ).run(toVersion, previous, rolledBackAt, request.service, request.environment);
-    return {
+): StateChange<RollbackResult> {
+  const toVersion = rollbackTarget(request.target, state, request.toVersion);
+  const releases = request.target.releases;
+  const rolledBackAt = now.toISOString();
+  return {
+    next: {
+      ...state,
+      status: "recovering",
+      version: toVersion,
+      previous_version: releases[releases.indexOf(toVersion) - 1] ?? null,
+      updated_at: rolledBackAt,
+    },
+    result: {
       action: "rollback",
       service: request.service,
       environment: request.environment,
@@ -209,6 +161,6 @@ export function applyRollback(
       toVersion,
       statusBefore: state.status,
       statusAfter: "recovering",
-    };
-  });
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { DATASET, DATASET_VERSION, ERROR_CODE_MEANINGS, SERVICES, type RunbookRecord } from "./data/index.js";
+import { initialStates } from "./ledger.js";
 import { toIndexText } from "./text.js";
 
 // Search columns hold pre-segmented text (see ops-text.ts); porter stems the English words.
@@ -97,10 +98,8 @@ function seedState(db: Database, now: string): void {
     `INSERT OR IGNORE INTO ops_service_state (service, environment, status, version, previous_version, updated_at)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
-  for (const service of DATASET.services) {
-    for (const [environment, deployment] of Object.entries(service.deployments)) {
-      insert.run(service.id, environment, deployment.status, deployment.version, deployment.previousVersion, now);
-    }
+  for (const row of initialStates(now)) {
+    insert.run(row.service, row.environment, row.status, row.version, row.previous_version, row.updated_at);
   }
 }
 

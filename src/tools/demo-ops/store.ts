@@ -10,14 +10,13 @@ import {
   type ServiceRecord,
 } from "./data/index.js";
 import {
-  applyRestart,
-  applyRollback,
-  readState,
-  type ActionKind,
+  restartChange,
+  rollbackChange,
   type ActionOutcome,
   type RestartResult,
   type RollbackResult,
 } from "./actions.js";
+import { SqliteLedger, type ActionFilter, type ActionRecord, type EstateLedger } from "./ledger.js";
 import { queryLogs, type LogFilter, type LogSearchResult } from "./logs.js";
 import { resolveService } from "./resolve.js";
 import { prepareOpsSchema } from "./schema.js";
@@ -37,56 +36,19 @@ import {
 export interface OpsStoreOptions {
   /** Clock for log timestamps and action times; tests pin it. Defaults to the system clock. */
   now?: () => Date;
+  /** Where the mutable state lives (restarts, rollbacks); defaults to `db`'s own tables. */
+  ledger?: EstateLedger;
 }
-
-/** Narrows `listActions` and `countActions`. */
-export interface ActionFilter {
-  /** Only this kind of change. */
-  action?: ActionKind;
-  /** Only this service id. */
-  service?: string;
-  /** Only this environment. */
-  environment?: EnvironmentId;
-}
-
-/** One recorded restart or rollback. */
-export interface ActionRecord {
-  /** Row id, in order of application. */
-  id: number;
-  /** Key the change was applied under. */
-  idempotencyKey: string;
-  /** Kind of change. */
-  action: ActionKind;
-  /** Service id. */
-  service: string;
-  /** Environment id. */
-  environment: EnvironmentId;
-  /** The result the write returned. */
-  detail: unknown;
-  /** When it was applied (ISO). */
-  createdAt: string;
-}
-
-interface ActionRow {
-  id: number;
-  idempotency_key: string;
-  action: ActionKind;
-  service: string;
-  environment: EnvironmentId;
-  detail: string;
-  created_at: string;
-}
-
-const ACTION_WHERE =
-  "WHERE (? IS NULL OR action = ?) AND (? IS NULL OR service = ?) AND (? IS NULL OR environment = ?)";
 
 /**
- * The demo operations estate over a SQLite database the caller owns (the same file holds
- * the checkpoints): static data searchable in Chinese and English, and the mutable state
- * that restarts and rollbacks change, each applied at most once per idempotency key.
+ * The demo operations estate: static data searchable in Chinese and English, in a SQLite
+ * database the caller owns (the same file holds the checkpoints), and the mutable state that
+ * restarts and rollbacks change, each applied at most once per idempotency key, in that
+ * file or in the ledger given (PostgreSQL, shared by replicas).
  */
 export class OpsStore {
   private readonly now: () => Date;
+  private readonly ledger: EstateLedger;
 
   /** Creates the `ops_` tables when missing and loads the dataset once per database. */
   constructor(
@@ -95,18 +57,34 @@ export class OpsStore {
     options: OpsStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.ledger = options.ledger ?? new SqliteLedger(db);
     prepareOpsSchema(db, this.now());
   }
 
   /** Services and environments matching a query in either language, best first. */
-  searchResources(query: string, options: { kind?: "service" | "environment"; limit?: number } = {}): ResourceHit[] {
+  async searchResources(
+    query: string,
+    options: { kind?: "service" | "environment"; limit?: number } = {},
+  ): Promise<ResourceHit[]> {
     const language = detectLanguage(query);
-    return rankResources(this.db, query, { kind: options.kind, limit: options.limit ?? 10 }).map((hit) => {
+    const hits = rankResources(this.db, query, { kind: options.kind, limit: options.limit ?? 10 });
+    if (hits.length === 0) return [];
+    const states = await this.ledger.readAll();
+    const status = (service: string, environment: string) =>
+      states.find((row) => row.service === service && row.environment === environment)?.status ?? "unknown";
+    return hits.map((hit) => {
       const environment = ENVIRONMENTS.find((candidate) => candidate.id === hit.ref);
       if (hit.kind === "environment" && environment)
-        return toEnvironmentHit(environment, this.statusesIn(environment.id));
+        return toEnvironmentHit(
+          environment,
+          SERVICES.map((service) => [service.id, status(service.id, environment.id)]),
+        );
       const service = SERVICES.find((candidate) => candidate.id === hit.ref) as ServiceRecord;
-      return toServiceHit(service, this.statusesOf(service.id), language);
+      return toServiceHit(
+        service,
+        ENVIRONMENTS.map((candidate) => [candidate.id, status(service.id, candidate.id)]),
+        language,
+      );
     });
   }
 
@@ -129,12 +107,12 @@ export class OpsStore {
   }
 
   /** Current metrics, status and version of a service (id or name) in an environment. */
-  getMetrics(service: string, environment: EnvironmentId): MetricsView {
+  async getMetrics(service: string, environment: EnvironmentId): Promise<MetricsView> {
     const target = this.resolveService(service);
     const metrics = METRICS.find(
       (row) => row.service === target.id && row.environment === environment,
     ) as MetricsRecord;
-    return toMetricsView(target, readState(this.db, target.id, environment), metrics, this.now());
+    return toMetricsView(target, await this.ledger.read(target.id, environment), metrics, this.now());
   }
 
   /** Restarts a service (id or name) once per idempotency key. */
@@ -143,9 +121,11 @@ export class OpsStore {
     environment: EnvironmentId;
     reason?: string;
     idempotencyKey: string;
-  }): ActionOutcome<RestartResult> {
+  }): Promise<ActionOutcome<RestartResult>> {
     const target = this.resolveService(request.service);
-    return applyRestart(this.db, { ...request, service: target.id, action: "restart" }, this.now());
+    const restart = { ...request, service: target.id, action: "restart" as const };
+    const now = this.now();
+    return this.ledger.applyOnce(restart, now, (state) => restartChange(state, restart, now));
   }
 
   /** Rolls a service (id or name) back to its previous (or a named earlier) release once per idempotency key. */
@@ -154,47 +134,20 @@ export class OpsStore {
     environment: EnvironmentId;
     toVersion?: string;
     idempotencyKey: string;
-  }): ActionOutcome<RollbackResult> {
+  }): Promise<ActionOutcome<RollbackResult>> {
     const target = this.resolveService(request.service);
-    return applyRollback(this.db, { ...request, service: target.id, target, action: "rollback" }, this.now());
+    const rollback = { ...request, service: target.id, target, action: "rollback" as const };
+    const now = this.now();
+    return this.ledger.applyOnce(rollback, now, (state) => rollbackChange(state, rollback, now));
   }
 
   /** Recorded restarts and rollbacks, oldest first. */
-  listActions(filter: ActionFilter = {}): ActionRecord[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM ops_actions ${ACTION_WHERE} ORDER BY id`)
-      .all(...actionParams(filter)) as ActionRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      idempotencyKey: row.idempotency_key,
-      action: row.action,
-      service: row.service,
-      environment: row.environment,
-      detail: JSON.parse(row.detail) as unknown,
-      createdAt: row.created_at,
-    }));
+  listActions(filter: ActionFilter = {}): Promise<ActionRecord[]> {
+    return this.ledger.listActions(filter);
   }
 
   /** Number of recorded restarts and rollbacks matching the filter. */
-  countActions(filter: ActionFilter = {}): number {
-    const row = this.db
-      .prepare(`SELECT COUNT(*) AS count FROM ops_actions ${ACTION_WHERE}`)
-      .get(...actionParams(filter));
-    return (row as { count: number }).count;
+  countActions(filter: ActionFilter = {}): Promise<number> {
+    return this.ledger.countActions(filter);
   }
-
-  /** Status of every service in an environment, as [service, status]. */
-  private statusesIn(environment: EnvironmentId): Array<[string, string]> {
-    return SERVICES.map((service) => [service.id, readState(this.db, service.id, environment).status]);
-  }
-
-  /** Status of a service in every environment, as [environment, status]. */
-  private statusesOf(serviceId: string): Array<[string, string]> {
-    return ENVIRONMENTS.map((environment) => [environment.id, readState(this.db, serviceId, environment.id).status]);
-  }
-}
-
-/** Bind values for `ACTION_WHERE`. */
-function actionParams(filter: ActionFilter): unknown[] {
-  return [filter.action, filter.service, filter.environment].flatMap((value) => [value ?? null, value ?? null]);
 }

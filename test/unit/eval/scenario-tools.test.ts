@@ -53,7 +53,7 @@ describe("each scenario's own demo estate", () => {
       expect(observation(second).data).toMatchObject({ restartCount: 1, statusBefore: "degraded" });
       expect(observation(third)).toMatchObject({ ok: false, errorCode: "internal" });
       // The app's own dataset is untouched.
-      expect(opened.app.ops.countActions()).toBe(0);
+      expect(await opened.app.ops.countActions()).toBe(0);
     } finally {
       await opened.close();
     }

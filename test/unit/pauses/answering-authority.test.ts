@@ -59,7 +59,7 @@ describe("authority over a pause (design §2.9)", () => {
       status: "interrupted",
       interrupt: pause,
     });
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
 
     const resumed = await collectEvents(
       await harness.runtime.resumeRun({ threadId: paused.threadId, user: ROOT_ADMIN, resume: approve }),
@@ -71,7 +71,7 @@ describe("authority over a pause (design §2.9)", () => {
       "tool:rollback_deploy:ok",
       "ai",
     ]);
-    expect(rollbacks()).toBe(1);
+    expect(await rollbacks()).toBe(1);
     const { decisions } = await harness.storage.threadRecords(paused.threadId);
     expect(decisions.map((row) => [row.call_id, row.action, row.user_id, row.role])).toEqual([
       ["rb1", "approve", "root", "admin"],
@@ -94,7 +94,7 @@ describe("authority over a pause (design §2.9)", () => {
       "tool:rollback_deploy:rejected_by_user",
       "ai",
     ]);
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
     const { decisions } = await harness.storage.threadRecords(paused.threadId);
     expect(decisions.map((row) => [row.action, row.user_id, row.role, row.message])).toEqual([
       ["reject", "root", "operator", "not now"],
@@ -123,14 +123,14 @@ describe("authority over a pause (design §2.9)", () => {
     await expect(
       harness.runtime.resumeRun({ threadId: paused.threadId, user: ROOT_ADMIN, resume: approve }),
     ).rejects.toMatchObject({ code: "permission_denied" });
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
     expect((await harness.runtime.getThread(paused.threadId, ROOT_ADMIN)).status).toBe("interrupted");
 
     rootRoles = ["operator", "admin"];
     await collectEvents(
       await harness.runtime.resumeRun({ threadId: paused.threadId, user: ROOT_ADMIN, resume: approve }),
     );
-    expect(rollbacks()).toBe(1);
+    expect(await rollbacks()).toBe(1);
   });
 
   it("answers a refused approval through the graph (LangGraph server path) by pausing again with the reason", async () => {
@@ -148,7 +148,7 @@ describe("authority over a pause (design §2.9)", () => {
     expect(snapshot.tasks.flatMap((task) => task.interrupts.map((item) => item.value))).toEqual([
       { ...pause, error: OPERATOR_REFUSAL },
     ]);
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
   });
 
   it("turns an approved call into permission_denied when the user who continues the run may not run it", async () => {
@@ -182,7 +182,7 @@ describe("authority over a pause (design §2.9)", () => {
       source: { tool: "rollback_deploy" },
       fetchedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
     expect(await harness.storage.getEntry(paused.threadId, "rb1")).toBeUndefined();
   });
 });

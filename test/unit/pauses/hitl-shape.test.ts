@@ -50,7 +50,7 @@ describe("LangChain's human-in-the-loop shape (issue 25)", () => {
       config,
     );
     expect(await pause()).toBeUndefined();
-    expect(ops.countActions({ action: "restart" })).toBe(0);
+    expect(await ops.countActions({ action: "restart" })).toBe(0);
     const state = await harness.state(config.configurable.thread_id);
     expect(shape(state.messages)).toEqual([
       "human",
@@ -65,7 +65,7 @@ describe("LangChain's human-in-the-loop shape (issue 25)", () => {
     const { harness, ops } = restartGraph();
     const { config, first } = await paused(harness, "restart payment-service in prod");
     await harness.graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
-    expect(ops.countActions({ action: "restart" })).toBe(1);
+    expect(await ops.countActions({ action: "restart" })).toBe(1);
     const { decisions } = await harness.storage.threadRecords(config.configurable.thread_id);
     expect(decisions.map((row) => [row.action, row.args_hash_before, row.args_hash_after])).toEqual([
       ["approve", first.calls[0]!.argsHash, first.calls[0]!.argsHash],
@@ -93,7 +93,7 @@ describe("LangChain's human-in-the-loop shape (issue 25)", () => {
       config,
     );
     expect(await pause()).toBeUndefined();
-    expect(ops.countActions({ action: "restart" })).toBe(1);
+    expect(await ops.countActions({ action: "restart" })).toBe(1);
   });
 
   it("one decision per waiting call, in order", () => {

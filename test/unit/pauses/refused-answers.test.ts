@@ -56,7 +56,7 @@ describe("a refused answer is decided once (issue 25)", () => {
         new Command({ resume: { decisions: [{ callId: "w1", action: "reject", message: "not now" }] } }),
         config(OPERATOR),
       );
-      expect(restarts()).toBe(0);
+      expect(await restarts()).toBe(0);
       const state = await harness.state(threadId);
       expect(shape(state.messages)).toEqual([
         "human",
@@ -84,7 +84,7 @@ describe("a refused answer is decided once (issue 25)", () => {
       new Command({ resume: { decisions: [{ callId: "w1", action: "approve", argsHash: again.calls[0]!.argsHash }] } }),
       config(OPERATOR),
     );
-    expect(restarts()).toBe(1);
+    expect(await restarts()).toBe(1);
     expect(await pause()).toBeUndefined();
   });
 });

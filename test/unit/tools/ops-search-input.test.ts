@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { makeStore } from "./helpers.js";
 
 describe("ops search input", () => {
-  it("never throws on any query text, including FTS5 syntax and quotes", () => {
+  it("never throws on any query text, including FTS5 syntax and quotes", async () => {
     const store = makeStore();
     const text = fc.oneof(
       fc.string({ unit: "binary", maxLength: 40 }),
@@ -20,10 +20,10 @@ describe("ops search input", () => {
         "'; DROP TABLE ops_logs; --",
       ),
     );
-    fc.assert(
-      fc.property(text, (query) => {
+    await fc.assert(
+      fc.asyncProperty(text, async (query) => {
         expect(Array.isArray(store.searchDocs(query))).toBe(true);
-        expect(Array.isArray(store.searchResources(query))).toBe(true);
+        expect(Array.isArray(await store.searchResources(query))).toBe(true);
         const logs = store.searchLogs({
           service: "payment-service",
           environment: "prod",

@@ -59,8 +59,8 @@ describe("OpsStore", () => {
       makeContext({ callId: "call-9" }),
     );
     expect(again).toMatchObject({ restartCount: 1 });
-    expect(store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
-    expect(store.getMetrics("payment-service", "prod")).toMatchObject({ status: "recovering", restartCount: 1 });
+    expect(await store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
+    expect(await store.getMetrics("payment-service", "prod")).toMatchObject({ status: "recovering", restartCount: 1 });
     second.close();
   });
 
@@ -72,7 +72,7 @@ describe("OpsStore", () => {
       { service: "api-gateway", environment: "staging" },
       makeContext({ callId: "call-3" }),
     );
-    expect(store.listActions()).toEqual([
+    expect(await store.listActions()).toEqual([
       {
         id: 1,
         idempotencyKey: "thread-1:call-3",
@@ -94,6 +94,6 @@ describe("OpsStore", () => {
     ).rejects.toMatchObject({
       errorCode: "internal",
     });
-    expect(store.countActions()).toBe(1);
+    expect(await store.countActions()).toBe(1);
   });
 });

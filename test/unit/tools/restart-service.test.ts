@@ -18,7 +18,7 @@ describe("restart_service", () => {
       version: "3.8.2",
       reason: "DB pool exhausted",
     });
-    expect(store.getMetrics("payment-service", "prod")).toMatchObject({ status: "recovering", restartCount: 1 });
+    expect(await store.getMetrics("payment-service", "prod")).toMatchObject({ status: "recovering", restartCount: 1 });
   });
 
   it("applies a restart once when called twice with the same idempotency key", async () => {
@@ -27,9 +27,9 @@ describe("restart_service", () => {
     const first = await runTool(store, "restart_service", RESTART, context);
     const second = await runTool(store, "restart_service", RESTART, context);
     expect(second).toEqual(first);
-    expect(store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
-    expect(store.listActions().map((action) => action.idempotencyKey)).toEqual(["thread-1:call-7"]);
-    expect(store.getMetrics("payment-service", "prod").restartCount).toBe(1);
+    expect(await store.countActions({ action: "restart", service: "payment-service", environment: "prod" })).toBe(1);
+    expect((await store.listActions()).map((action) => action.idempotencyKey)).toEqual(["thread-1:call-7"]);
+    expect((await store.getMetrics("payment-service", "prod")).restartCount).toBe(1);
   });
 
   it("restarts twice for two different idempotency keys", async () => {
@@ -37,14 +37,14 @@ describe("restart_service", () => {
     await runTool(store, "restart_service", RESTART, makeContext({ callId: "call-1" }));
     const second = await runTool(store, "restart_service", RESTART, makeContext({ callId: "call-2" }));
     expect(second).toMatchObject({ restartCount: 2, statusBefore: "recovering" });
-    expect(store.countActions({ action: "restart" })).toBe(2);
+    expect(await store.countActions({ action: "restart" })).toBe(2);
   });
 
   it("resolves a Chinese service name before restarting", async () => {
     const store = makeStore();
     const result = await runTool(store, "restart_service", { service: "订单服务", environment: "staging" });
     expect(result).toMatchObject({ service: "order-service", environment: "staging", reason: null });
-    expect(store.countActions({ service: "order-service", environment: "staging" })).toBe(1);
+    expect(await store.countActions({ service: "order-service", environment: "staging" })).toBe(1);
   });
 
   it("applies nothing when the call was already cancelled", async () => {
@@ -56,7 +56,7 @@ describe("restart_service", () => {
     ).rejects.toMatchObject({
       errorCode: "cancelled",
     });
-    expect(store.countActions()).toBe(0);
+    expect(await store.countActions()).toBe(0);
   });
 
   it("is a high-risk write for operators and admins that asks for the environment", () => {

@@ -15,7 +15,10 @@ describe("rollback_deploy", () => {
       statusBefore: "degraded",
       statusAfter: "recovering",
     });
-    expect(store.getMetrics("payment-service", "prod")).toMatchObject({ version: "3.8.1", previousVersion: "3.8.0" });
+    expect(await store.getMetrics("payment-service", "prod")).toMatchObject({
+      version: "3.8.1",
+      previousVersion: "3.8.0",
+    });
   });
 
   it("returns the recorded result for a repeated idempotency key even though the version moved", async () => {
@@ -29,8 +32,8 @@ describe("rollback_deploy", () => {
       context,
     );
     expect(second).toEqual(first);
-    expect(store.countActions({ action: "rollback" })).toBe(1);
-    expect(store.getMetrics("payment-service", "prod").version).toBe("3.8.1");
+    expect(await store.countActions({ action: "rollback" })).toBe(1);
+    expect((await store.getMetrics("payment-service", "prod")).version).toBe("3.8.1");
   });
 
   it("rolls back to a named earlier release", async () => {
@@ -41,7 +44,7 @@ describe("rollback_deploy", () => {
       toVersion: "3.7.4",
     });
     expect(result).toMatchObject({ fromVersion: "3.8.2", toVersion: "3.7.4" });
-    expect(store.getMetrics("payment-service", "prod").previousVersion).toBeNull();
+    expect((await store.getMetrics("payment-service", "prod")).previousVersion).toBeNull();
   });
 
   it("refuses a version that is not an earlier release and records nothing", async () => {
@@ -56,7 +59,7 @@ describe("rollback_deploy", () => {
       message:
         "3.9.0-rc.1 is not an earlier release of payment-service (running 3.8.2; earlier releases: 3.7.4, 3.8.0, 3.8.1).",
     });
-    expect(store.countActions()).toBe(0);
+    expect(await store.countActions()).toBe(0);
   });
 
   it("is a high-risk write for admins only", () => {
