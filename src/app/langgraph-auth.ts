@@ -4,7 +4,7 @@ import { loadConfig } from "../config/file.js";
 import { oidcSettingsOf } from "../config/oidc-settings.js";
 import { apiCredentials } from "../service/api-credentials.js";
 import { bearerToken, CredentialRefusal, LOCAL_USER, type Credentials } from "../service/credentials.js";
-import { AUTH_USER_OPEN } from "../graph/auth-user.js";
+import { AUTH_USER_OPEN, RUN_ENTRY_KEY } from "../graph/auth-user.js";
 
 /**
  * The LangGraph server's auth (`langgraph.json` → `auth.path`): callers authenticate exactly
@@ -47,6 +47,7 @@ export function createLangGraphAuth(credentials: Credentials): Auth {
     })
     .on("threads:create_run", ({ user, value }) => {
       value.metadata = { ...(value.metadata ?? {}), owner: user.identity };
+      stampRunEntry(value.kwargs);
       return { owner: user.identity };
     })
     .on("threads", ({ user }) => ({ owner: user.identity }))
@@ -68,6 +69,14 @@ export function createLangGraphAuth(credentials: Credentials): Auth {
         throw new HTTPException(403, { message: `Store namespaces start with your user id (${user.identity}).` });
       return true;
     });
+}
+
+/** Writes the run's kind into its configurable (the server reads `kwargs.config` after this handler). */
+function stampRunEntry(kwargs: Record<string, unknown>): void {
+  const command = kwargs.command as { resume?: unknown } | null | undefined;
+  const config = (kwargs.config ?? {}) as { configurable?: Record<string, unknown> };
+  const entry = command != null && command.resume !== undefined ? "continue" : "start";
+  kwargs.config = { ...config, configurable: { ...config.configurable, [RUN_ENTRY_KEY]: entry } };
 }
 
 /** The handler `langgraph.json` names: the static tokens and the single sign-on provider of `npm start`. */

@@ -3,7 +3,7 @@ import { readRunOptions, recursionLimitFor } from "../graph/config.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
 import { hostedGraph, type HostedGraph } from "./hosted-graph.js";
-import { authenticatedUser } from "../graph/auth-user.js";
+import { authenticatedUser, RUN_ENTRY_KEY } from "../graph/auth-user.js";
 import { checkQuotas } from "../service/quotas.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
@@ -61,10 +61,10 @@ export async function graph(config?: LangGraphRunnableConfig, runtime?: ServerGr
 }
 
 /**
- * Refuses a run on the LangGraph server whose user has spent a daily token or cost quota
- * (`OPSPILOT_QUOTA_*`), from the usage every replica shares. The server's factory cannot tell
- * a new run from a resume, so each counts as continuing one: the runs-per-day quota is the
- * HTTP API's alone.
+ * Refuses a run on the LangGraph server whose user has spent a daily quota (`OPSPILOT_QUOTA_*`),
+ * from the usage every replica shares. A run the auth handler marked as new (`RUN_ENTRY_KEY`)
+ * counts against the runs-per-day quota; a resume, or a run on a server without opspilot's
+ * auth handler, only against tokens and cost.
  */
 export async function admitRun(
   hosted: Pick<HostedGraph, "storage" | "quotas">,
@@ -74,5 +74,6 @@ export async function admitRun(
   if (quotas.runs === undefined && quotas.tokens === undefined && quotas.costUsd === undefined) return;
   const configurable = (config.configurable ?? {}) as Record<string, unknown>;
   const userId = authenticatedUser(configurable)?.id ?? readRunOptions({ configurable }).userId;
-  await checkQuotas({ usage: hosted.storage, quotas: hosted.quotas, userId, entry: "continue" });
+  const entry = configurable[RUN_ENTRY_KEY] === "start" ? "start" : "continue";
+  await checkQuotas({ usage: hosted.storage, quotas: hosted.quotas, userId, entry });
 }

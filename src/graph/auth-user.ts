@@ -3,6 +3,13 @@ import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 /** Marks the user of a LangGraph server without credentials configured: runs keep the user and role of their options. */
 export const AUTH_USER_OPEN = "opspilot_open";
 
+/**
+ * Where a run's kind reaches the graph factory: `start` for a new run, `continue` for a resume
+ * (a `command` with `resume`). Set by the auth handler on every run it admits, whatever the
+ * caller sent, so the runs-per-day quota counts new runs only.
+ */
+export const RUN_ENTRY_KEY = "opspilot_run_entry";
+
 /** The LangGraph server's authenticated caller, as it stamps every run's `config.configurable`. */
 export const AUTH_USER_KEY = "langgraph_auth_user";
 

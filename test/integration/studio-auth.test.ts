@@ -15,6 +15,7 @@ const TOKENS = {
   rootOperator: "root-operator-token",
   rootViewer: "root-viewer-token",
   vic: "vic-viewer-token",
+  quinn: "quinn-operator-token",
 };
 const API_TOKENS = [
   `${TOKENS.alice}=alice:operator`,
@@ -22,7 +23,10 @@ const API_TOKENS = [
   `${TOKENS.rootOperator}=root:operator`,
   `${TOKENS.rootViewer}=root:viewer`,
   `${TOKENS.vic}=vic:viewer`,
+  `${TOKENS.quinn}=quinn:operator`,
 ].join(",");
+/** Every caller above starts at most this many runs, but quinn. */
+const RUNS_PER_DAY = 2;
 
 type WireMessage = { type: string; content: unknown; name?: string };
 type Values = { messages: WireMessage[]; stop: { reason: string } | null };
@@ -53,7 +57,10 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
     client.runs.wait(threadId, GRAPH_ID, { command: { resume } }) as Promise<Values>;
 
   beforeAll(async () => {
-    server = await startDevServer({ OPSPILOT_API_TOKENS: API_TOKENS });
+    server = await startDevServer({
+      OPSPILOT_API_TOKENS: API_TOKENS,
+      OPSPILOT_QUOTA_RUNS_PER_DAY: String(RUNS_PER_DAY),
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -96,7 +103,13 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
     await expect(ask(bob, threadId, "what is going on?")).rejects.toMatchObject({ status: 404 });
     await expect(answer(bob, threadId, { decisions: [{ type: "approve" }] })).rejects.toMatchObject({ status: 404 });
     await expect(alice.threads.update(threadId, { metadata: { owner: "bob" } })).rejects.toMatchObject({ status: 403 });
-    expect(estate().countActions({ action: "restart" })).toBe(0);
+    // A copy is read first: bob cannot copy alice's thread; alice's copy is hers, with her pause.
+    await expect(bob.threads.copy(threadId)).rejects.toMatchObject({ status: 409 });
+    const copy = await alice.threads.copy(threadId);
+    expect(copy.metadata).toMatchObject({ owner: "alice" });
+    await expect(bob.threads.getState(copy.thread_id)).rejects.toMatchObject({ status: 404 });
+    expect((await pauseOf(alice, copy.thread_id))?.interruptType).toBe("confirm_risky");
+    expect(await estate().countActions({ action: "restart" })).toBe(0);
   });
 
   it("acts as the token's user: a viewer claiming admin in its context cannot run an admin-only tool", async () => {
@@ -106,7 +119,7 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
     const rollbacks = final.messages.filter((message) => message.type === "tool" && message.name === "rollback_deploy");
     expect(rollbacks.length).toBeGreaterThan(0);
     for (const message of rollbacks) expect(String(message.content)).toContain("permission_denied");
-    expect(estate().countActions({ action: "rollback" })).toBe(0);
+    expect(await estate().countActions({ action: "rollback" })).toBe(0);
     const storage = openSqlite(join(server.directory, "opspilot.sqlite"));
     const { runs } = await storage.storage.threadRecords(threadId);
     storage.close();
@@ -129,10 +142,42 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
     expect(String(final.messages.find((message) => message.name === "restart_service")?.content)).toContain(
       "rejected_by_user",
     );
-    expect(estate().countActions({ action: "restart" })).toBe(0);
+    expect(await estate().countActions({ action: "restart" })).toBe(0);
     const storage = openSqlite(join(server.directory, "opspilot.sqlite"));
     const { decisions } = await storage.storage.threadRecords(threadId);
     storage.close();
     expect(decisions.map((row) => [row.action, row.user_id, row.role])).toEqual([["reject", "root", "operator"]]);
+  });
+
+  it("counts new runs against the runs-per-day quota and lets a resume through", async () => {
+    const quinn = as(TOKENS.quinn);
+    const { thread_id: first } = await quinn.threads.create();
+    await ask(quinn, first, "restart payment-service in prod");
+    const [call] = (await pauseOf(quinn, first))!.calls;
+    const { thread_id: second } = await quinn.threads.create();
+    await ask(quinn, second, "how is order-service doing in prod?");
+    // Both of the day's runs are spent: answering the pause continues a run, so it goes through.
+    const resumed = await answer(quinn, first, {
+      decisions: [{ callId: call!.callId, action: "reject", argsHash: call!.argsHash }],
+    });
+    expect(resumed.stop?.reason).toBe("final_answer");
+    // A third new run is refused, claiming a resume or not, and records nothing.
+    const { thread_id: third } = await quinn.threads.create();
+    const refused = quinn.runs.wait(third, GRAPH_ID, {
+      input: { messages: [{ role: "user", content: "and payment-service?" }] },
+      config: { configurable: { opspilot_run_entry: "continue" } },
+    });
+    expect(JSON.stringify(await refused.catch((error: unknown) => String(error)))).toContain(
+      `quinn has used ${RUNS_PER_DAY} of ${RUNS_PER_DAY} runs today`,
+    );
+    const storage = openSqlite(join(server.directory, "opspilot.sqlite"));
+    const runs = await Promise.all([first, second, third].map((id) => storage.storage.threadRecords(id)));
+    storage.close();
+    expect(runs.map((records) => records.runs.length)).toEqual([1, 1, 0]);
+    // Another user's runs are their own.
+    const { thread_id: other } = await as(TOKENS.alice).threads.create();
+    expect((await ask(as(TOKENS.alice), other, "how is order-service doing in prod?")).stop?.reason).toBe(
+      "final_answer",
+    );
   });
 });
