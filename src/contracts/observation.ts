@@ -67,6 +67,12 @@ export interface CallDecision {
   message?: string;
   /** The args the pause showed, before the answer filled or replaced them. */
   argsBefore: Record<string, unknown>;
+  /**
+   * The args as the answer gave them (the shown args with its params, or its edit), before the
+   * tool's schema filled its defaults: what differs from `argsBefore` is what the person changed.
+   * Absent on a rejection, and in answers recorded before it was kept.
+   */
+  argsAnswered?: Record<string, unknown>;
 }
 
 /** Metadata kept on every ToolMessage's `artifact`; never sent to the model. */

@@ -234,5 +234,12 @@ function decide(call: WaitingCallPlan, decision: Decision, context: ResumeContex
   if (!parsed.success) return describeIssues(tool.name, parsed.error);
   const frozen = parsed.data as Record<string, unknown>;
   const hash = argsHash(frozen);
-  return { ...callBase(call), args: frozen, argsHash: hash, approvedHash: hash, decision: answered, status: "ready" };
+  return {
+    ...callBase(call),
+    args: frozen,
+    argsHash: hash,
+    approvedHash: hash,
+    decision: { ...answered, argsAnswered: args },
+    status: "ready",
+  };
 }

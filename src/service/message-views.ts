@@ -40,7 +40,9 @@ export function toMessageView(message: BaseMessage, viewArgs: ArgsView): Message
 
 /**
  * The args that ran and the person's answer, both masked through `viewArgs`; the changes
- * compare what the pause showed with what ran, key by key.
+ * compare what the pause showed with what the answer gave, key by key, so the defaults the
+ * tool's schema filled in are not credited to the person (answers recorded before the answer's
+ * args were kept compare with what ran).
  */
 function decisionView(
   tool: string,
@@ -50,8 +52,9 @@ function decisionView(
   const decision = meta.decision;
   if (!decision) return {};
   const ran = meta.args ? asRecord(viewArgs(tool, meta.args)) : undefined;
-  const shown = asRecord(viewArgs(tool, decision.argsBefore));
-  const changes = ran ? argChanges(shown ?? {}, ran) : [];
+  const shown = givenView(tool, decision.argsBefore, viewArgs);
+  const answered = decision.argsAnswered ? givenView(tool, decision.argsAnswered, viewArgs) : ran;
+  const changes = answered ? argChanges(shown ?? {}, answered) : [];
   return {
     ...(ran ? { args: ran } : {}),
     decision: {
@@ -61,6 +64,12 @@ function decisionView(
       ...(changes.length > 0 ? { changes } : {}),
     },
   };
+}
+
+/** `args` as shown (validated and masked), keeping only the keys they were given with: no schema defaults. */
+function givenView(tool: string, args: Record<string, unknown>, viewArgs: ArgsView): Record<string, unknown> {
+  const view = asRecord(viewArgs(tool, args)) ?? {};
+  return Object.fromEntries(Object.entries(view).filter(([key]) => key in args));
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
