@@ -35,7 +35,7 @@ function isLoopbackHost(host: string): boolean {
   return URL.canParse(`http://${bracketed}/`) && isLoopback(new URL(`http://${bracketed}/`));
 }
 
-/** Refuses a non-loopback interface without API tokens: every request would act as the local operator. */
+/** Refuses a non-loopback interface without API tokens: every request would act as the local user, an admin. */
 function assertBindable(host: string, auth: ServerAuth | undefined): void {
   if (!requiresTokens(auth) && !isLoopbackHost(host)) {
     throw new ConfigError(

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { RunUser } from "../contracts/user.js";
 
 /** The user every caller acts as when no credentials are configured (local development). */
-export const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "operator" });
+export const LOCAL_USER: RunUser = Object.freeze({ id: "local", role: "admin" });
 
 /**
  * How a bearer token becomes a user, shared by `npm start`'s HTTP API and the LangGraph

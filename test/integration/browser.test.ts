@@ -129,4 +129,38 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await page.screenshot({ path: `${ARTIFACTS}browser-phone-paused.png`, fullPage: true });
     await page.close();
   });
+
+  it("keeps a paste longer than the server accepts whole, and says why it was not sent", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, locale: "en-US" });
+    await page.goto(`${server.url}/`);
+    const long = `${"payment-service 502 burst ".repeat(360)}`.trim();
+    expect(long.length).toBeGreaterThan(9_000);
+    await page.getByLabel("Your question").fill(long);
+    expect(await page.getByLabel("Your question").inputValue()).toHaveLength(long.length);
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect
+      .poll(() => page.locator("#notice").textContent())
+      .toBe(
+        `The message is ${long.length} characters long; at most 8000 are accepted. Shorten it or split it into several messages.`,
+      );
+    // Nothing was cut and nothing was drawn as sent.
+    expect(await page.getByLabel("Your question").inputValue()).toBe(long);
+    expect(await page.locator(".bubble.user").count()).toBe(0);
+    await page.close();
+  });
+
+  it("lets the local user approve an admin-only rollback: one person's machine, one admin", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, locale: "en-US" });
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Your question").fill("roll back payment-service in prod");
+    await page.getByRole("button", { name: "Send" }).click();
+    const pause = page.locator("form.pause");
+    await pause.getByText("rollback_deploy").first().waitFor();
+    const before = await server.store.countActions({ action: "rollback" });
+    await pause.locator("button.approve").click();
+    await expect.poll(() => page.locator(".run[data-state=final_answer]").count()).toBe(1);
+    expect(await server.store.countActions({ action: "rollback" })).toBe(before + 1);
+    expect(await page.locator(".call[data-state=ok] .tool", { hasText: "rollback_deploy" }).count()).toBe(1);
+    await page.close();
+  });
 });
