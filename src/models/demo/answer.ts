@@ -13,7 +13,23 @@ import { lastObservation, type Turn } from "./turn.js";
 export function writeAnswer(turn: Turn, intent: Intent, boundTools: ReadonlySet<string>): string {
   const p = phrases(intent.language);
   const lines = [...failureLines(turn, p), ...bodyLines(turn, intent, p, boundTools)];
-  return p.label + (lines.length > 0 ? lines.join("\n") : p.help);
+  return p.label + (lines.length > 0 ? markdownText(lines) : p.help);
+}
+
+/** A list item, or a line nested under one (`- x`, `1. x`, or indented). */
+const LIST_LINE = /^(\s+\S|[-*] |\d+\. )/;
+
+/**
+ * The lines as Markdown: a blank line wherever a list starts or ends, so the line after a list
+ * is its own paragraph, not a continuation of the list's last item (with `breaks`, other lines
+ * keep their single line breaks).
+ */
+function markdownText(lines: readonly string[]): string {
+  return lines.reduce((text, line, index) => {
+    if (index === 0) return line;
+    const separator = LIST_LINE.test(line) === LIST_LINE.test(lines[index - 1]!) ? "\n" : "\n\n";
+    return text + separator + line;
+  }, "");
 }
 
 function bodyLines(turn: Turn, intent: Intent, p: Phrases, boundTools: ReadonlySet<string>): string[] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { Marked } from "marked";
 import { DemoChatModel } from "../../../src/models/demo-model.js";
 
 const DEMO_TOOLS = [
@@ -128,6 +129,11 @@ describe.each([
     expect(answer.tool_calls).toEqual([]);
     const text = String(answer.content);
     expect(text.startsWith(label)).toBe(true);
+    // Drawn as the page draws it, each list stays a list and the lines after it are paragraphs of their own.
+    const html = new Marked({ gfm: true, breaks: true }).parse(text, { async: false }) as string;
+    const advice = label === "[demo model] " ? "Advice from the runbooks:" : "文档里的处理建议：";
+    expect(html).toContain(`<p>${advice}</p>`);
+    expect(html.match(/<ul>/g)).toHaveLength(2);
     for (const fact of [
       "payment-service",
       "prod",
