@@ -1,5 +1,6 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, statSync, type Stats } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { ConfigError } from "../contracts/errors.js";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -18,15 +19,68 @@ export interface SqliteBackend {
   close(): void;
 }
 
-/** Opens (creating on first use) the SQLite file at `path`; `:memory:` for a private in-memory database. */
+/**
+ * Opens (creating on first use) the SQLite file at `path`; `:memory:` for a private in-memory
+ * database. A path that cannot hold the file, or a file that is not SQLite, is a `ConfigError`
+ * naming the path and why, so `npm start` and the CLI say it in one line.
+ */
 export function openSqlite(path: string): SqliteBackend {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new BetterSqlite3(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
-  db.pragma("synchronous = NORMAL");
-  migrateChannelSqlite(db);
+  if (path !== ":memory:") ensureDirectory(path, dirname(resolve(path)));
+  let db: Database | undefined;
+  try {
+    db = new BetterSqlite3(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("synchronous = NORMAL");
+    migrateChannelSqlite(db);
+  } catch (error) {
+    db?.close();
+    const { code, message } = error as { code?: string; message: string };
+    const reason = code === "SQLITE_NOTADB" ? `it is not a SQLite database (${message})` : message;
+    throw new ConfigError(`Cannot open the SQLite database ${path}: ${reason}`);
+  }
   const storage = new SqliteStorage(db);
   const checkpointer = new SqliteSaver(db);
-  return { db, checkpointer, storage, close: () => db.close() };
+  const opened = db;
+  return { db: opened, checkpointer, storage, close: () => opened.close() };
+}
+
+/**
+ * Creates `directory` and its missing parents one level at a time: Node's recursive `mkdir`
+ * never returns under some virtual file systems (`/proc/nope`), and its `EEXIST` for a parent
+ * that is a file names neither the file nor the database.
+ */
+function ensureDirectory(path: string, directory: string): void {
+  const missing: string[] = [];
+  let current = directory;
+  for (;;) {
+    const found = entryAt(current);
+    if (found?.isDirectory()) break;
+    if (found) throw new ConfigError(`Cannot open the SQLite database ${path}: ${current} is a file, not a directory.`);
+    const parent = dirname(current);
+    if (parent === current) break;
+    missing.unshift(current);
+    current = parent;
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST" && statSync(level).isDirectory()) continue;
+      throw new ConfigError(
+        `Cannot open the SQLite database ${path}: cannot create ${level} (${(error as Error).message}).`,
+      );
+    }
+  }
+}
+
+/** What is at `path`, or undefined when nothing is (a missing entry, or a parent that is a file). */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
 }
