@@ -5,6 +5,7 @@ import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
 import { hostedGraph, type HostedGraph } from "./hosted-graph.js";
 import { authenticatedUser, RUN_ENTRY_KEY } from "../graph/auth-user.js";
 import { checkQuotas } from "../service/quotas.js";
+import { InvalidRunOptionsError } from "../contracts/errors.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */
 export interface ServerGraphRuntime {
@@ -28,10 +29,10 @@ function sharedGraph(): Promise<HostedGraph> {
 
 /**
  * A graph factory over `hosted`: each run gets the environment's limits and prices as defaults,
- * then the limits of the profile its context names (its context and configurable win) and LangGraph's recursion limit from its `maxSteps`, so the
- * step guard always stops first. A limit above the environment's ceiling fails the run with
- * `limit_above_ceiling` before it starts. Other invalid options bind nothing here; the run itself
- * rejects them with the validation message.
+ * then the limits of the profile its context names (its context and configurable win) and
+ * LangGraph's recursion limit from its `maxSteps`, so the step guard always stops first. A limit
+ * above the environment's ceiling fails the run with `limit_above_ceiling`, and options that do
+ * not fit their schema with `InvalidRunOptionsError` naming each field, before it starts.
  */
 export function studioGraphFactory(hosted: () => Pick<HostedGraph, "graph" | "limits">) {
   return (config: LangGraphRunnableConfig = {}, runtime: ServerGraphRuntime = {}): OpsPilotGraph => {
@@ -46,7 +47,9 @@ export function studioGraphFactory(hosted: () => Pick<HostedGraph, "graph" | "li
     try {
       const options = readRunOptions({ configurable: { ...bound, ...configurable }, context });
       recursionLimit = recursionLimitFor(options);
-    } catch {
+    } catch (error) {
+      // A run fails here with one line per field; LangGraph's own check of the context would dump the schema's issues.
+      if (runtime.executionRuntime && error instanceof InvalidRunOptionsError) throw error;
       return base.withConfig({ configurable: bound });
     }
     return base.withConfig({ recursionLimit, configurable: bound });

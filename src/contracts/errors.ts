@@ -177,6 +177,16 @@ export class QuotaExceededError extends OpsPilotError {
   }
 }
 
+/** Run options (a run's `context` or `configurable`) that fail their schema, said per field in one line. */
+export class InvalidRunOptionsError extends OpsPilotError {
+  constructor(issues: string) {
+    super(
+      "invalid_request",
+      `Invalid run options: ${issues}. Fix the run's context (or configurable) and start it again.`,
+    );
+  }
+}
+
 /** A message over `MAX_MESSAGE_CHARS`: refused before anything starts, in the same words by the API, the runtime and the CLI. */
 export class MessageTooLongError extends OpsPilotError {
   constructor(

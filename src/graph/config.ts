@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { authenticatedUser } from "./auth-user.js";
+import { InvalidRunOptionsError } from "../contracts/errors.js";
+import { formatZodIssues } from "../contracts/zod-issues.js";
 
 /** Cap on an observation's text when a run's options are not at hand. */
 export const DEFAULT_OBSERVATION_MAX_CHARS = 4_000;
@@ -118,7 +120,9 @@ function parseRunOptions(config: (RunnableConfig & { context?: unknown }) | unde
   const key = JSON.stringify(picked);
   let options = parsedOptions.get(key);
   if (!options) {
-    options = Object.freeze(RunOptionsSchema.parse(picked));
+    const parsed = RunOptionsSchema.safeParse(picked);
+    if (!parsed.success) throw new InvalidRunOptionsError(formatZodIssues(parsed.error));
+    options = Object.freeze(parsed.data);
     if (parsedOptions.size >= PARSED_OPTIONS_KEPT) parsedOptions.clear();
     parsedOptions.set(key, options);
   }

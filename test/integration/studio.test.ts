@@ -153,6 +153,23 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
     expect(pairingHolds(state.values.messages)).toBe(true);
   });
 
+  it("fails a run whose context does not fit the run options with one readable line, not a schema dump", async () => {
+    const { thread_id: threadId } = await client.threads.create();
+    const answer = await client.runs
+      .wait(threadId, GRAPH_ID, {
+        input: { messages: [{ role: "user", content: SEED }] },
+        context: { maxSteps: 1000 },
+        raiseError: false,
+      })
+      .catch((error: unknown) => error);
+    const text = JSON.stringify(answer);
+    expect(text).toContain("InvalidRunOptionsError");
+    expect(text).toContain(
+      "Invalid run options: maxSteps: Too big: expected number to be <=100. Fix the run's context (or configurable) and start it again.",
+    );
+    expect(text).not.toContain('\\"code\\"');
+  });
+
   it("keeps every connection on this machine (analytics off)", () => {
     const entries = outbound();
     expect(entries.filter((entry) => entry.kind === "denied")).toEqual([]);
