@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
 import { z } from "zod";
 import { ConfigError } from "../contracts/errors.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
@@ -188,7 +189,9 @@ export const EnvSchema = z.object({
   OPSPILOT_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://opspilot.example.com" })
     .optional()
-    .describe("Address people open the web page at, for links in pause notices (default http://HOST:PORT)"),
+    .describe(
+      "Address people open the web page at, for links in pause notices and the single sign-on callback (default http://HOST:PORT)",
+    ),
   OPSPILOT_QUOTA_RUNS_PER_DAY: integer(1, 10_000_000)
     .optional()
     .describe("Runs each user may start per UTC day (unset: unlimited)"),
@@ -230,8 +233,12 @@ export function environmentVariables(): Readonly<Record<string, string | undefin
 
 /**
  * Loads `.env` from the working directory into the process environment when the file exists
- * (variables already set win), for `npm start` and the CLI; the LangGraph server reads it itself.
+ * (variables already set win, except blank ones, which count as unset), for `npm start` and
+ * the CLI; the LangGraph server reads it itself.
  */
 export function loadDotEnv(path = ".env"): void {
-  if (existsSync(path)) process.loadEnvFile(path);
+  if (!existsSync(path)) return;
+  // Not process.loadEnvFile: it keeps a variable exported blank, which would hide the file's value.
+  for (const [key, value] of Object.entries(parseEnv(readFileSync(path, "utf8"))))
+    if (value !== undefined && !process.env[key]?.trim()) process.env[key] = value;
 }

@@ -15,6 +15,8 @@ export interface OidcSettings {
   groupsClaim: string;
   /** The page's public client, when the page offers sign-in. */
   clientId?: string;
+  /** Where people open the page (`OPSPILOT_PUBLIC_URL`): the sign-in's callback is built on it, else on the request's address. */
+  publicUrl?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface OidcSettings {
  * is a `ConfigError`: every token would be refused, or any token for any API accepted.
  */
 export function oidcSettingsOf(
-  env: Pick<Env, "OPSPILOT_OIDC_ISSUER" | "OPSPILOT_OIDC_AUDIENCE" | "OPSPILOT_OIDC_CLIENT_ID">,
+  env: Pick<Env, "OPSPILOT_OIDC_ISSUER" | "OPSPILOT_OIDC_AUDIENCE" | "OPSPILOT_OIDC_CLIENT_ID" | "OPSPILOT_PUBLIC_URL">,
   config: Pick<ConfigFile, "auth">,
 ): OidcSettings | undefined {
   const issuer = env.OPSPILOT_OIDC_ISSUER;
@@ -43,5 +45,6 @@ export function oidcSettingsOf(
     roles: Object.entries(oidc.roles),
     groupsClaim: oidc.groupsClaim,
     ...(env.OPSPILOT_OIDC_CLIENT_ID ? { clientId: env.OPSPILOT_OIDC_CLIENT_ID } : {}),
+    ...(env.OPSPILOT_PUBLIC_URL ? { publicUrl: env.OPSPILOT_PUBLIC_URL } : {}),
   };
 }

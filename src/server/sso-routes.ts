@@ -25,7 +25,12 @@ export function ssoRoutes(settings: OidcSettings & { clientId: string }, credent
       discovered = undefined;
       throw error;
     }));
-  const callbackUrl = (c: Context) => new URL("/auth/callback", c.req.url).href;
+  // Behind a TLS proxy the request's own address is the proxy's hop (http://…); the public address is the one registered.
+  const callbackUrl = (c: Context) =>
+    (settings.publicUrl
+      ? new URL("auth/callback", withSlash(settings.publicUrl))
+      : new URL("/auth/callback", c.req.url)
+    ).href;
   const refuse = (c: Context, status: 400 | 401 | 403 | 503, message: string) =>
     c.html(page("Sign-in refused", message), status);
 
@@ -117,4 +122,9 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.ch
 
 function page(title: string, message: string): string {
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escape(title)}</title><main><h1>${escape(title)}</h1><p>${escape(message)}</p><p><a href="/">Back to opspilot</a></p></main></html>`;
+}
+
+/** `url` ending in "/", so paths resolve under it. */
+function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
 }

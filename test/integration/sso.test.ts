@@ -54,6 +54,25 @@ describe("single sign-on with a real OpenID provider (issue 25)", () => {
     await stranger?.close();
   });
 
+  it("builds the sign-in's callback on OPSPILOT_PUBLIC_URL, the address behind a TLS proxy", async () => {
+    const behindProxy = await startTestServer({
+      auth: { oidc: { ...settingsFor(provider.issuer, PAGE_CLIENT), publicUrl: "https://opspilot.example.com" } },
+    });
+    try {
+      const login = await fetch(`${behindProxy.url}/auth/login`, { redirect: "manual" });
+      expect(login.status).toBe(302);
+      const target = new URL(login.headers.get("location")!);
+      expect(target.searchParams.get("redirect_uri")).toBe("https://opspilot.example.com/auth/callback");
+      // Without it, the callback is the address the request came to.
+      const direct = await fetch(`${server.url}/auth/login`, { redirect: "manual" });
+      expect(new URL(direct.headers.get("location")!).searchParams.get("redirect_uri")).toBe(
+        `${server.url}/auth/callback`,
+      );
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
   it("lets a token of the sre-oncall group act as an operator on the HTTP API", async () => {
     const olga = new ApiClient(server.url, await provider.token("olga"));
     const threadId = await olga.createThread();
