@@ -14,6 +14,9 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 1,
     // Child processes run bundles of their entry points, made once here (test/fixtures/ts-children.ts).
     globalSetup: ["test/global-setup.ts"],
+    // The OpenID provider's development notices (in-memory adapter, quick-start keys, Node 22) say what the
+    // SSO tests set up on purpose; every other line a test prints stays in the output.
+    onConsoleLog: (log) => !/^oidc-provider (WARNING|NOTICE): /.test(log),
     // Two projects with the same timeouts and pool: every test but the conformance suite, and
     // the suite with `globals: true`, which it needs. Each file belongs to exactly one project.
     projects: [
