@@ -9,7 +9,7 @@ export type PauseOutcome = "resumed_finished" | "resumed_stopped" | "cancelled";
  * Prometheus metrics of the runs this process drives, fed from their events. A run that
  * pauses and is resumed is one run: its resume neither starts nor finishes another, and its
  * steps are counted once, at its end. Several processes each count what they drive; the
- * PromQL in the README sums over instances.
+ * PromQL in docs/api.md sums over instances.
  */
 export class RunMetrics {
   /** The registry `/metrics` serves. */
