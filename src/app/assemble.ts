@@ -19,6 +19,7 @@ import type { ToolDefinition } from "../tools/types.js";
 import { builtInTools, openRunbooks, startRunbooks } from "./runbooks.js";
 import { healthReport, type HealthReport } from "./health.js";
 import { buildToolRegistry, connectToolSources, startToolSources } from "./tool-catalog.js";
+import { watchToolKeys } from "./config-check.js";
 import { dailyQuotas, serverRunLimits } from "./run-limits.js";
 import { wireLoop } from "./wire-loop.js";
 import { contextBudgetOf } from "./hosted-graph.js";
@@ -91,15 +92,12 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const ops = new OpsStore(backend.opsDb, { ledger: backend.opsLedger });
   const sources = options.toolSources ?? startToolSources(config, logger);
   const runbooks = options.runbooks ?? startRunbooks(config, logger);
-  const registry = buildToolRegistry({
-    config,
-    builtIn: [
-      ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
-      ...createThreadTools(backend.storage),
-    ],
-    sources,
-    logger,
-  });
+  const builtIn = [
+    ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
+    ...createThreadTools(backend.storage),
+  ];
+  const registry = buildToolRegistry({ config, builtIn, sources, logger });
+  watchToolKeys({ config, builtIn, sources, logger });
   // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
   const limits = serverRunLimits(env, config);
   const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);

@@ -41,7 +41,7 @@ afterAll(() => {
 
 describe("the compiled output (node, no tsx)", () => {
   it("holds every entry point package.json runs", () => {
-    for (const entry of ["main.js", "cli/main.js", "cli/prune-main.js", "mcp-server/main.js"])
+    for (const entry of ["main.js", "cli/main.js", "cli/prune-main.js", "cli/doctor-main.js", "mcp-server/main.js"])
       expect(existsSync(join(outDir, entry)), entry).toBe(true);
   });
 

@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { ToolError } from "../../contracts/errors.js";
+import { editDistance } from "../edit-distance.js";
 import { SERVICES, type ServiceRecord } from "./data/index.js";
 import { rankServiceNames } from "./search.js";
 
@@ -13,20 +14,6 @@ const BY_NAME = new Map<string, ServiceRecord>(
     [service.id, service.name, service.nameZh, ...service.aliases].map((name) => [normalize(name), service] as const),
   ),
 );
-
-/** Edit distance, for typo suggestions ("paymnet-service"). */
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row++) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column++) {
-      const substitution = previous[column - 1] + (left[row - 1] === right[column - 1] ? 0 : 1);
-      current.push(Math.min(previous[column] + 1, current[column - 1] + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length];
-}
 
 /** Services whose names are close to an unknown name: typos first, then shared name words. */
 function closeServices(db: Database, name: string): ServiceRecord[] {
