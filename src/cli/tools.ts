@@ -1,6 +1,18 @@
 import type { ToolView } from "../tools/tool-view.js";
 
-const COLUMNS = ["TOOL", "KIND", "RISK", "ROLES", "ASKS FOR", "TIMEOUT", "RATE LIMIT", "FALLBACK", "SOURCE", "STATUS"];
+const COLUMNS = [
+  "TOOL",
+  "KIND",
+  "RISK",
+  "ROLES",
+  "ASKS FOR",
+  "TIMEOUT",
+  "RATE LIMIT",
+  "FALLBACK",
+  "SOURCE",
+  "POLICY FROM",
+  "STATUS",
+];
 
 /**
  * `npm run ask -- --tools`: the tools with their effective policy, one row each, the same
@@ -33,6 +45,20 @@ function toolRow(tool: ToolView): string[] {
     limits.join(", ") || "-",
     tool.fallback.join(",") || "-",
     tool.source.server !== undefined ? `mcp:${tool.source.server}` : "built-in",
+    policyOrigin(tool.policySource),
     tool.available ? "available" : `down: ${tool.unavailableReason ?? "unreachable"}`,
   ];
+}
+
+/**
+ * Where `readOnly`, `risk` and `idempotent` came from, in one short cell: their origin when they
+ * share one; else the origins of the fewer fields, each naming its fields, then the one of the rest.
+ */
+function policyOrigin(source: ToolView["policySource"]): string {
+  const fields = new Map<string, string[]>();
+  for (const [field, origin] of Object.entries(source)) fields.set(origin, [...(fields.get(origin) ?? []), field]);
+  const groups = [...fields];
+  const rest = groups.reduce((most, group) => (group[1].length > most[1].length ? group : most));
+  const named = groups.filter((group) => group !== rest).map(([origin, set]) => `${origin} (${set.join(", ")})`);
+  return [...named, rest[0]].join(", ");
 }

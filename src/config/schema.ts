@@ -8,6 +8,14 @@ const TOOL_PATTERN = /^[A-Za-z0-9_.:*?-]+$/;
 /** Characters of a tool name. */
 const TOOL_NAME = /^[A-Za-z0-9_.:-]+$/;
 
+/** Whether a server's tool annotations may lower a write's risk or allow a retry (design §12). */
+const TrustAnnotationsSchema = z
+  .boolean()
+  .optional()
+  .describe(
+    "true lets this server's destructiveHint: false make a write low risk and its idempotentHint allow a retry; by default every tool that is not a read needs approval",
+  );
+
 /** An MCP server started as a child process and spoken to over stdio (the editors' format). */
 export const StdioServerSchema = z
   .object({
@@ -15,6 +23,7 @@ export const StdioServerSchema = z
     args: z.array(z.string()).default([]).describe("Its arguments"),
     env: z.record(z.string(), z.string()).optional().describe("Extra environment variables for the server"),
     cwd: z.string().optional().describe("Working directory of the server"),
+    trustAnnotations: TrustAnnotationsSchema,
   })
   .strict();
 
@@ -26,6 +35,16 @@ export const HttpServerSchema = z
       .record(z.string(), z.string())
       .optional()
       .describe("Headers sent with every request, e.g. Authorization"),
+    trustAnnotations: TrustAnnotationsSchema,
+    pingIntervalMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(3_600_000)
+      .optional()
+      .describe(
+        "How often the server is sent MCP's ping, so a server that died is marked down without waiting for a call (default 15000)",
+      ),
   })
   .strict();
 

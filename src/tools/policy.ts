@@ -2,14 +2,21 @@ import type { ToolPolicy } from "../config/schema.js";
 import type { ErrorCode, Observation } from "../contracts/observation.js";
 import type { Role } from "../contracts/user.js";
 import { roleAllows, type ToolRegistry } from "./registry.js";
-import type { AskField, ToolDefinition } from "./types.js";
+import type { AskField, PolicySource, ToolDefinition } from "./types.js";
+
+/** The policy source of what a tool's own definition says (every tool of this process). */
+export const BUILT_IN_POLICY = "built-in";
+
+/** The fields whose origin is shown with a tool's policy. */
+const SOURCED_FIELDS = ["readOnly", "risk", "idempotent"] as const;
 
 /**
  * Applies the config file's `tools` overrides to a list of tools. Every entry whose key
  * matches a tool's name applies to it; where several set the same field, the most specific
  * wins: an exact name beats any glob, and among globs the one with more literal characters
  * (not `*` or `?`) wins, a tie going to the entry written later in the file. `enabled: false`
- * removes the tool; every other field replaces the tool's own setting. `askUser` fields the
+ * removes the tool; every other field replaces the tool's own setting, and the entry that set
+ * `readOnly`, `risk` or `idempotent` becomes that field's `policySource`. `askUser` fields the
  * tool's arguments do not have are ignored, so a policy can never ask for a field the tool drops.
  */
 export function applyToolPolicy(
@@ -18,10 +25,15 @@ export function applyToolPolicy(
 ): ToolDefinition[] {
   const ranked = rankPatterns(Object.keys(policies));
   return tools.flatMap((tool) => {
-    const policy = effectivePolicy(tool.name, ranked, policies);
+    const { policy, setBy } = effectivePolicy(tool.name, ranked, policies);
     if (policy.enabled === false) return [];
-    return [withPolicy(tool, policy)];
+    return [withPolicy(tool, policy, setBy)];
   });
+}
+
+/** Where each of a tool's `readOnly`, `risk` and `idempotent` came from; a tool that says nothing: its own definition. */
+export function policySourceOf(tool: Pick<ToolDefinition, "policySource">): PolicySource {
+  return tool.policySource ?? { readOnly: BUILT_IN_POLICY, risk: BUILT_IN_POLICY, idempotent: BUILT_IN_POLICY };
 }
 
 /** Whether a policy key (exact name or glob with `*` and `?`) matches a tool name. */
@@ -83,22 +95,34 @@ function rankPatterns(patterns: readonly string[]): string[] {
     .map((entry) => entry.pattern);
 }
 
+/** A tool's merged policy and, for each field it sets, the key that won. */
+interface EffectivePolicy {
+  policy: ToolPolicy;
+  setBy: Partial<Record<keyof ToolPolicy, string>>;
+}
+
 function effectivePolicy(
   name: string,
   ranked: readonly string[],
   policies: Readonly<Record<string, ToolPolicy>>,
-): ToolPolicy {
-  let merged: ToolPolicy = {};
+): EffectivePolicy {
+  let policy: ToolPolicy = {};
+  const setBy: EffectivePolicy["setBy"] = {};
   for (const pattern of ranked) {
     if (!patternMatches(pattern, name)) continue;
     const defined = Object.entries(policies[pattern]!).filter(([, value]) => value !== undefined);
-    merged = { ...merged, ...Object.fromEntries(defined) };
+    policy = { ...policy, ...Object.fromEntries(defined) };
+    for (const [field] of defined) setBy[field as keyof ToolPolicy] = pattern;
   }
-  return merged;
+  return { policy, setBy };
 }
 
-function withPolicy(tool: ToolDefinition, policy: ToolPolicy): ToolDefinition {
+function withPolicy(tool: ToolDefinition, policy: ToolPolicy, setBy: EffectivePolicy["setBy"]): ToolDefinition {
   if (Object.keys(policy).length === 0) return tool;
+  const overridden = SOURCED_FIELDS.filter((field) => setBy[field] !== undefined);
+  const policySource = Object.fromEntries(
+    overridden.map((field) => [field, `config tools[${JSON.stringify(setBy[field])}]`]),
+  ) as Partial<PolicySource>;
   const fields = new Set(Object.keys(tool.schema.shape));
   const askUser =
     policy.askUser &&
@@ -116,5 +140,6 @@ function withPolicy(tool: ToolDefinition, policy: ToolPolicy): ToolDefinition {
     ...(policy.idempotent !== undefined ? { idempotent: policy.idempotent } : {}),
     ...(policy.rateLimit !== undefined ? { rateLimit: policy.rateLimit } : {}),
     ...(policy.fallback !== undefined ? { fallback: policy.fallback } : {}),
+    ...(overridden.length > 0 ? { policySource: { ...policySourceOf(tool), ...policySource } } : {}),
   };
 }

@@ -1,8 +1,9 @@
 import type { ObservationSource } from "../contracts/observation.js";
 import type { MissingField } from "../contracts/pause.js";
 import type { Role } from "../contracts/user.js";
+import { policySourceOf } from "./policy.js";
 import { roleAllows, type ToolRegistry } from "./registry.js";
-import type { AskField, ToolRateLimit } from "./types.js";
+import type { AskField, PolicySource, ToolRateLimit } from "./types.js";
 
 /** A tool's effective policy, as `GET /api/tools` and `npm run ask -- --tools` show it. */
 export interface ToolView {
@@ -22,6 +23,11 @@ export interface ToolView {
   timeoutMs: number;
   /** A write retried once after a timeout. */
   idempotent: boolean;
+  /**
+   * Where `readOnly`, `risk` and `idempotent` each came from: `built-in`, `annotations` (a
+   * trusted MCP server's), `untrusted server default`, or `config tools["<key>"]`.
+   */
+  policySource: PolicySource;
   /** Calls allowed per minute, when limited. */
   rateLimit: ToolRateLimit | null;
   /** Tools pointed to when this one fails. */
@@ -53,6 +59,7 @@ export function toolViews(registry: ToolRegistry, role?: Role): ToolView[] {
         ),
         timeoutMs: tool.timeoutMs,
         idempotent: tool.idempotent === true,
+        policySource: { ...policySourceOf(tool) },
         rateLimit: tool.rateLimit ? { ...tool.rateLimit } : null,
         fallback: [...(tool.fallback ?? [])],
         source: sourceOf(tool),

@@ -56,6 +56,13 @@ export interface ToolRateLimit {
   perUserPerMinute?: number;
 }
 
+/**
+ * Where each of a tool's `readOnly`, `risk` and `idempotent` came from, in the words
+ * `GET /api/tools` and `npm run ask -- --tools` show: `built-in`, `annotations` (a trusted
+ * MCP server's), `untrusted server default`, or the config entry that set it (`config tools["k8s__*"]`).
+ */
+export type PolicySource = Record<"readOnly" | "risk" | "idempotent", string>;
+
 /** One tool, declared once: everything the loop needs to decide, run and show it (design §3). */
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   /** snake_case name the model calls. */
@@ -95,6 +102,8 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   fallback?: readonly string[];
   /** Where the tool comes from; MCP tools name their server, built-in tools leave it out. */
   source?: { server?: string };
+  /** Where its `readOnly`, `risk` and `idempotent` came from; omitted: all three `built-in`. */
+  policySource?: PolicySource;
   /**
    * The key facts of a successful result for working memory (design §2.10): a few short
    * lines (counts, ids, codes, states) that stay with the thread after the result itself no

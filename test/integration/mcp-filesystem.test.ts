@@ -22,7 +22,11 @@ const workspace = join(directory, "files");
 mkdirSync(workspace);
 writeFileSync(join(workspace, "notes.txt"), "disk is 91% full\n");
 
-const config = parseConfig({ demo: false, mcpServers: { fs: filesystemServer(workspace) } }, {});
+// Trusted, so its annotations decide each tool's policy (mcp-trust.test.ts covers the untrusted default).
+const config = parseConfig(
+  { demo: false, mcpServers: { fs: { ...filesystemServer(workspace), trustAnnotations: true } } },
+  {},
+);
 let source: McpToolSource;
 let databases = 0;
 const apps: Array<{ close(): Promise<void> }> = [];
@@ -51,7 +55,7 @@ function appWith(script: Parameters<typeof createMcpApp>[0]["script"], trace: st
 }
 
 describe("the real MCP filesystem server over stdio", () => {
-  it("takes each tool's policy from its annotations", () => {
+  it("takes each tool's policy from the annotations of a trusted server", () => {
     const policy = Object.fromEntries(
       source
         .tools()

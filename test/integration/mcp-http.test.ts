@@ -126,7 +126,8 @@ describe("an MCP server over Streamable HTTP", () => {
 
   it("reports a write cut off by the server's death as outcome_unknown, not as a failure to retry", async () => {
     const server = await fixture();
-    const source = await connect(server);
+    // Trusted, so its destructiveHint: false lets the write run without a pause.
+    const source = await connect(server, { api: { url: server.url, trustAnnotations: true } });
     const app = appOver(source, [
       callsMessage([{ name: "api__slow_write", args: { key: "replicas" }, id: "w1" }]),
       answerMessage("Not known whether it was written."),

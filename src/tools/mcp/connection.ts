@@ -2,12 +2,16 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { ToolError } from "../../contracts/errors.js";
-import { startFailure } from "./failures.js";
+import { pingFailure, startFailure } from "./failures.js";
+import { startPings } from "./ping.js";
 import { openClient } from "./transport.js";
 
-/** Where MCP connection failures are reported; the service's `Logger` fits. */
+/** Where MCP outages are reported; the service's `Logger` fits. */
 export interface McpLogger {
+  /** A server went down (logged once per outage). */
   error(message: string, error?: unknown): void;
+  /** A server came back after an outage. */
+  info?(message: string): void;
 }
 
 /** How one server connection behaves. */
@@ -20,6 +24,8 @@ export interface ConnectionOptions {
   /** First wait before reconnecting after a failed attempt; doubles up to `maxBackoffMs`. */
   backoffMs: number;
   maxBackoffMs: number;
+  /** Wait between MCP pings while connected (HTTP servers); undefined: no pings (stdio). */
+  pingIntervalMs?: number;
   logger: McpLogger;
   /** Called when the tool list or the server's status changed. */
   onChange(): void;
@@ -40,9 +46,10 @@ const REQUEST_TIMEOUT_MS = 610_000;
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 /**
- * One MCP server: connects, lists its tools, follows `tools/list_changed`, and reconnects
- * after a failure — in the background with exponential backoff, and on the next call once
- * the backoff has passed. Never throws outside `send`, whose failures callers classify.
+ * One MCP server: connects, lists its tools, follows `tools/list_changed`, pings it when
+ * asked to, and reconnects after a failure — in the background with exponential backoff,
+ * and on the next call once the backoff has passed. Each outage is logged once when it
+ * starts and once when it ends. Never throws outside `send`, whose failures callers classify.
  */
 export class McpConnection {
   /** Tools the server offered at the last successful listing (kept while it is down). */
@@ -52,6 +59,9 @@ export class McpConnection {
   /** Why the server is down, in words safe to serve on `/healthz`. */
   error: string | undefined = "connecting";
   private client: Client | undefined;
+  private stopPings: (() => void) | undefined;
+  /** When the current outage was logged; undefined while up (and before the first failure). */
+  private downSince: number | undefined;
   private connecting: Promise<Client | undefined> | undefined;
   private failures = 0;
   private nextAttemptAt = 0;
@@ -78,11 +88,7 @@ export class McpConnection {
 
   /** Drops a client whose transport broke; the next call (or the background timer) connects anew. */
   broken(): void {
-    const client = this.client;
-    if (!client) return;
-    this.client = undefined;
-    this.markDown("connection lost", undefined, 0);
-    void client.close().catch(() => undefined);
+    this.drop("connection lost");
   }
 
   /** Stops reconnecting and closes the client (a stdio server's process ends with it). */
@@ -90,8 +96,7 @@ export class McpConnection {
     this.closed = true;
     clearTimeout(this.timer);
     clearTimeout(this.refreshTimer);
-    const client = this.client ?? (await this.connecting?.catch(() => undefined));
-    this.client = undefined;
+    const client = this.detach() ?? (await this.connecting?.catch(() => undefined));
     await client?.close().catch(() => undefined);
   }
 
@@ -149,13 +154,19 @@ export class McpConnection {
       const { client, stderrTail } = opened;
       client.onclose = () => {
         if (this.client !== client) return;
-        this.client = undefined;
+        this.detach();
         // A stdio server that died usually said why on stderr.
         this.markDown("connection lost", stderrTail() || undefined, 0);
       };
       this.client = client;
+      this.watch(client);
       this.failures = 0;
       this.error = undefined;
+      if (this.downSince !== undefined)
+        this.options.logger.info?.(
+          `MCP server "${this.options.name}" is back up after ${((Date.now() - this.downSince) / 1000).toFixed(1)} s`,
+        );
+      this.downSince = undefined;
       const changed = this.status !== "up" || JSON.stringify(tools) !== JSON.stringify(this.tools);
       this.status = "up";
       this.tools = tools;
@@ -171,15 +182,47 @@ export class McpConnection {
     }
   }
 
+  /** Pings an HTTP server while `client` is the one in use; a failed ping drops it at once. */
+  private watch(client: Client): void {
+    const intervalMs = this.options.pingIntervalMs;
+    if (intervalMs === undefined) return;
+    this.stopPings = startPings({
+      client,
+      intervalMs,
+      timeoutMs: Math.min(intervalMs, this.options.connectTimeoutMs),
+      onFailure: (error) => {
+        if (this.client === client) this.drop(pingFailure(error), error);
+      },
+    });
+  }
+
+  /** Forgets the client in use (stopping its pings) and returns it. */
+  private detach(): Client | undefined {
+    const client = this.client;
+    this.client = undefined;
+    this.stopPings?.();
+    this.stopPings = undefined;
+    return client;
+  }
+
+  private drop(reason: string, error?: unknown): void {
+    const client = this.detach();
+    if (!client) return;
+    this.markDown(reason, error, 0);
+    void client.close().catch(() => undefined);
+  }
+
   private markDown(reason: string, error: unknown, retryInMs: number): void {
     if (this.closed) return;
     const wasUp = this.status === "up";
-    const first = wasUp || this.error === "connecting";
     this.status = "down";
     this.error = reason;
     this.nextAttemptAt = Date.now() + retryInMs;
     // Each outage is logged once, not every backoff round.
-    if (first) this.options.logger.error(`MCP server "${this.options.name}" is down: ${reason}`, error ?? "");
+    if (this.downSince === undefined) {
+      this.downSince = Date.now();
+      this.options.logger.error(`MCP server "${this.options.name}" is down: ${reason}`, error ?? "");
+    }
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.connect(), retryInMs);
     this.timer.unref();

@@ -64,6 +64,15 @@ export function startFailure(error: unknown): string {
   return network !== undefined ? `unreachable (${network})` : "failed to start";
 }
 
+/** One short line on why a ping failed, safe for `/healthz` like `startFailure`'s. */
+export function pingFailure(error: unknown): string {
+  if (error instanceof McpError && error.code === RpcCode.RequestTimeout) return "did not answer a ping in time";
+  if (error instanceof McpError && error.code === RpcCode.ConnectionClosed) return "connection lost";
+  if (error instanceof StreamableHTTPError && error.code !== undefined) return `ping failed: HTTP ${error.code}`;
+  const network = networkCode(error);
+  return network !== undefined ? `ping failed: unreachable (${network})` : "ping failed";
+}
+
 /** The system error code of a failed connection, where fetch keeps it (`cause`) or not. */
 function networkCode(error: unknown): string | undefined {
   const candidate = error as { code?: unknown; cause?: { code?: unknown } } | null;

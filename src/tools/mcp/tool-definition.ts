@@ -17,13 +17,21 @@ export interface AnnotationPolicy {
   idempotent: boolean;
 }
 
+/** The policy source of a trusted server's tools: their annotations decided. */
+export const TRUSTED_ANNOTATIONS = "annotations";
+/** The policy source of an untrusted server's tools: only `readOnlyHint` counted. */
+export const UNTRUSTED_DEFAULT = "untrusted server default";
+
 /**
- * The MCP hints read as policy: a read only when `readOnlyHint` is true; a write is high
- * risk unless `destructiveHint` is false; `idempotentHint` lets a write be retried once.
- * No annotations at all is the most careful reading: a high-risk write.
+ * The MCP hints read as policy. A read only when `readOnlyHint` is true; every other tool is
+ * a high-risk write that is never retried, since MCP calls annotations hints a client must
+ * not trust from a server it does not trust. Only for a `trusted` server (`trustAnnotations`)
+ * does `destructiveHint: false` make a write low risk and `idempotentHint` let it be retried
+ * once. No annotations at all is the most careful reading: a high-risk write.
  */
-export function policyOf(annotations: ToolAnnotations | undefined): AnnotationPolicy {
+export function policyOf(annotations: ToolAnnotations | undefined, trusted: boolean): AnnotationPolicy {
   if (annotations?.readOnlyHint === true) return { readOnly: true, risk: "low", idempotent: false };
+  if (!trusted) return { readOnly: false, risk: "high", idempotent: false };
   return {
     readOnly: false,
     risk: annotations?.destructiveHint === false ? "low" : "high",
@@ -43,6 +51,8 @@ export function qualifiedName(server: string, tool: string): string {
 export interface McpToolOptions {
   server: string;
   tool: Tool;
+  /** The server's `trustAnnotations`: whether its hints may lower a write's risk or allow a retry. */
+  trustAnnotations: boolean;
   /** Per-attempt time limit until a policy sets another. */
   timeoutMs: number;
   /** Sends the call to the server and turns the answer into the tool's value. */
@@ -52,8 +62,8 @@ export interface McpToolOptions {
 /**
  * One MCP tool as a normal tool definition: the server's JSON Schema validated before the
  * call (correctable `invalid_args`), required enum fields asked of the user (in the words
- * the listing's `_meta` gives, when it does), the policy from its annotations, and the roles
- * its listing names (a server can only narrow who calls it).
+ * the listing's `_meta` gives, when it does), the policy from its annotations as far as the
+ * server is trusted, and the roles its listing names (a server can only narrow who calls it).
  */
 export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
   const { server, tool } = options;
@@ -61,12 +71,14 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
   const converted = convertInputSchema(tool.inputSchema as JsonSchema);
   const askUser = { ...askableFields(converted.parameters), ...declaredAskUser(tool, converted.parameters) };
   const roles = rolesOf(tool);
+  const origin = options.trustAnnotations ? TRUSTED_ANNOTATIONS : UNTRUSTED_DEFAULT;
   return {
     name,
     description: descriptionOf(server, tool),
     schema: converted.schema,
     parameters: converted.parameters,
-    ...policyOf(tool.annotations),
+    ...policyOf(tool.annotations, options.trustAnnotations),
+    policySource: { readOnly: origin, risk: origin, idempotent: origin },
     ...(Object.keys(askUser).length > 0 ? { askUser } : {}),
     ...(roles ? { roles } : {}),
     timeoutMs: options.timeoutMs,

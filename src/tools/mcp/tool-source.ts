@@ -18,7 +18,7 @@ export interface McpToolSourceOptions {
   backoffMs?: number;
   /** ...up to this (30 s). */
   maxBackoffMs?: number;
-  /** Where outages are logged (stderr by default). */
+  /** Where outages and recoveries are logged (stderr by default). */
   logger?: McpLogger;
 }
 
@@ -32,8 +32,12 @@ export interface McpToolSource extends ToolSource {
   health(): ServerHealth[];
 }
 
+/** How often an HTTP server is pinged when its entry sets no `pingIntervalMs`. */
+export const DEFAULT_PING_INTERVAL_MS = 15_000;
+
 const stderrLogger: McpLogger = {
   error: (message, error) => console.error(`[opspilot] ${message}`, error ?? ""),
+  info: (message) => console.error(`[opspilot] ${message}`),
 };
 
 /**
@@ -64,6 +68,8 @@ export function createMcpToolSource(
         connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
         backoffMs: options.backoffMs ?? 1_000,
         maxBackoffMs: options.maxBackoffMs ?? 30_000,
+        // A stdio server needs no ping: its transport sees the child exit.
+        pingIntervalMs: "url" in config ? (config.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS) : undefined,
         logger,
         onChange: notify,
       }),
@@ -74,11 +80,12 @@ export function createMcpToolSource(
   const definitionsOf = (connection: McpConnection, server: string) => {
     let definitions = built.get(connection.tools);
     if (!definitions) {
+      const trustAnnotations = servers[server]!.trustAnnotations === true;
       definitions = connection.tools.map((tool) => {
-        const write = !policyOf(tool.annotations).readOnly;
+        const write = !policyOf(tool.annotations, trustAnnotations).readOnly;
         const call = (args: Record<string, unknown>, context: ToolContext) =>
           callTool({ connection, server, tool: tool.name, write, args, context });
-        return mcpToolDefinition({ server, tool, timeoutMs, call });
+        return mcpToolDefinition({ server, tool, trustAnnotations, timeoutMs, call });
       });
       built.set(connection.tools, definitions);
     }

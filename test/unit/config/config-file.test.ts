@@ -84,7 +84,7 @@ describe("the config file", () => {
       "opspilot.config.json: mcpServers.fs.args: must be an array",
     );
     expect(problem({ mcpServers: { fs: { command: "npx", directory: "/tmp" } } })).toBe(
-      "opspilot.config.json: mcpServers.fs.directory: unknown key (expected one of: command, args, env, cwd)",
+      "opspilot.config.json: mcpServers.fs.directory: unknown key (expected one of: command, args, env, cwd, trustAnnotations)",
     );
     expect(problem({ mcpServers: { prom: { url: "ftp://prom" } } })).toBe(
       "opspilot.config.json: mcpServers.prom.url: must be an http(s) URL",

@@ -20,19 +20,63 @@ const thrown = (run: () => unknown) => {
 };
 
 describe("MCP annotations as policy", () => {
+  const read = { readOnly: true, risk: "low", idempotent: false } as const;
+  const careful = { readOnly: false, risk: "high", idempotent: false } as const;
   it.each([
-    ["readOnlyHint: true", { readOnlyHint: true }, { readOnly: true, risk: "low", idempotent: false }],
-    ["a write, destructive by default", { readOnlyHint: false }, { readOnly: false, risk: "high", idempotent: false }],
-    ["destructiveHint: true", { destructiveHint: true }, { readOnly: false, risk: "high", idempotent: false }],
-    ["destructiveHint: false", { destructiveHint: false }, { readOnly: false, risk: "low", idempotent: false }],
+    ["readOnlyHint: true", { readOnlyHint: true }, read, read],
+    ["a write, destructive by default", { readOnlyHint: false }, careful, careful],
+    ["destructiveHint: true", { destructiveHint: true }, careful, careful],
+    [
+      "destructiveHint: false",
+      { destructiveHint: false },
+      careful,
+      { readOnly: false, risk: "low", idempotent: false },
+    ],
     [
       "idempotentHint: true",
       { destructiveHint: true, idempotentHint: true },
+      careful,
       { readOnly: false, risk: "high", idempotent: true },
     ],
-    ["no annotations", undefined, { readOnly: false, risk: "high", idempotent: false }],
-  ] as const)("reads %s", (_case, annotations, policy) => {
-    expect(policyOf(annotations)).toEqual(policy);
+    [
+      "destructiveHint: false and idempotentHint: true",
+      { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      careful,
+      { readOnly: false, risk: "low", idempotent: true },
+    ],
+    ["no annotations", undefined, careful, careful],
+  ] as const)(
+    "reads %s from an untrusted server, then from a trusted one",
+    (_case, annotations, untrusted, trusted) => {
+      expect(policyOf(annotations, false)).toEqual(untrusted);
+      expect(policyOf(annotations, true)).toEqual(trusted);
+    },
+  );
+
+  it("names where a definition's policy came from: the annotations only when the server is trusted", () => {
+    const tool = {
+      name: "scale",
+      inputSchema: { type: "object" as const, properties: {} },
+      annotations: { destructiveHint: false, idempotentHint: true },
+    };
+    const definition = (trustAnnotations: boolean) =>
+      mcpToolDefinition({ server: "k8s", tool, trustAnnotations, timeoutMs: 1_000, call: async () => "done" });
+    expect(definition(false)).toMatchObject({
+      readOnly: false,
+      risk: "high",
+      idempotent: false,
+      policySource: {
+        readOnly: "untrusted server default",
+        risk: "untrusted server default",
+        idempotent: "untrusted server default",
+      },
+    });
+    expect(definition(true)).toMatchObject({
+      readOnly: false,
+      risk: "low",
+      idempotent: true,
+      policySource: { readOnly: "annotations", risk: "annotations", idempotent: "annotations" },
+    });
   });
 
   it("names tools <server>__<tool> with only the characters a function name may hold", () => {
@@ -73,6 +117,7 @@ describe("MCP input schemas", () => {
           not: { required: ["x"] },
         },
       },
+      trustAnnotations: false,
       timeoutMs: 1_000,
       call: async () => "sent",
     });

@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolError } from "../../../src/contracts/errors.js";
 import { ToolRateLimits } from "../../../src/execution/governed-call.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import { applyToolPolicy } from "../../../src/tools/policy.js";
+import { applyToolPolicy, policySourceOf } from "../../../src/tools/policy.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { defineTool, type ToolDefinition } from "../../../src/tools/types.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
@@ -79,6 +79,47 @@ describe("tool policies from the config file", () => {
         rateLimit: undefined,
         fallback: ["prom__query"],
       },
+    ]);
+  });
+
+  it("names, for each of readOnly, risk and idempotent, the config key that won it or else where the tool got it", () => {
+    const untrusted = {
+      readOnly: "untrusted server default",
+      risk: "untrusted server default",
+      idempotent: "untrusted server default",
+    };
+    const tools = [
+      { ...serverTool("k8s__scale", "k8s"), readOnly: false, risk: "high" as const, policySource: untrusted },
+      { ...serverTool("k8s__delete_pod", "k8s"), readOnly: false, risk: "high" as const, policySource: untrusted },
+      serverTool("search_logs", "local"),
+      serverTool("search_docs", "local"),
+    ];
+    const effective = applyToolPolicy(tools, {
+      "k8s__*": { risk: "low", timeoutMs: 5_000 },
+      "k8s__delete*": { risk: "high" },
+      k8s__scale: { idempotent: true },
+      "search_*": { timeoutMs: 2_000 },
+      search_logs: { readOnly: true },
+    });
+    expect(effective.map((tool) => [tool.name, policySourceOf(tool)])).toEqual([
+      [
+        "k8s__scale",
+        {
+          readOnly: "untrusted server default",
+          risk: 'config tools["k8s__*"]',
+          idempotent: 'config tools["k8s__scale"]',
+        },
+      ],
+      [
+        "k8s__delete_pod",
+        {
+          readOnly: "untrusted server default",
+          risk: 'config tools["k8s__delete*"]',
+          idempotent: "untrusted server default",
+        },
+      ],
+      ["search_logs", { readOnly: 'config tools["search_logs"]', risk: "built-in", idempotent: "built-in" }],
+      ["search_docs", { readOnly: "built-in", risk: "built-in", idempotent: "built-in" }],
     ]);
   });
 
