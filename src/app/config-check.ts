@@ -1,7 +1,7 @@
 import { formatKeyPath } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
 import type { Logger } from "../service/logger.js";
-import { editDistance } from "../tools/edit-distance.js";
+import { closeMatches } from "../tools/edit-distance.js";
 import { patternMatches } from "../tools/policy.js";
 import type { ServerHealth, ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
@@ -104,14 +104,7 @@ function mayName(key: string, server: string): boolean {
 
 /** The closest key that would match something, within one typo per four characters. */
 function suggestionFor(key: string, check: ToolKeyCheck): string | undefined {
-  const candidates = /[*?]/.test(key) ? serverGlobs(key, check) : check.tools;
-  const tolerance = Math.max(1, Math.floor(key.length / 4));
-  let best: { candidate: string; distance: number } | undefined;
-  for (const candidate of candidates) {
-    const distance = editDistance(key, candidate);
-    if (distance <= tolerance && (best === undefined || distance < best.distance)) best = { candidate, distance };
-  }
-  return best?.candidate;
+  return closeMatches(key, /[*?]/.test(key) ? serverGlobs(key, check) : check.tools)[0];
 }
 
 /** `k9s__*` with each configured server in place of `k9s`, keeping those that match a tool. */

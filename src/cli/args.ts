@@ -3,6 +3,8 @@ import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 import { CliUsageError } from "./cli-error.js";
 import type { RunLimitsRequest } from "../contracts/limits.js";
 import { LIMIT_FLAG_OPTIONS, parseLimitFlags } from "./limit-flags.js";
+import { carriedFlags, readCallFlags } from "./call-flags.js";
+import type { DirectCall } from "./direct-call-model.js";
 
 /** The flags that answer a pause from the command line. */
 export interface DecisionFlags {
@@ -20,8 +22,8 @@ export interface DecisionFlags {
 
 /** What the command line asks for. */
 export interface CliArgs {
-  /** `help` when `--help` was given; `tools` when `--tools` was. */
-  command: "ask" | "chat" | "help" | "tools";
+  /** `help` when `--help` was given; `tools` when `--tools` was; `call` when `--call` was. */
+  command: "ask" | "chat" | "help" | "tools" | "call";
   /** The question (positional words after the command, joined). */
   question?: string;
   /** Thread to continue, resume or recover. */
@@ -35,6 +37,15 @@ export interface CliArgs {
   user: RunUser;
   /** This run's profile and limits (`--profile`, `--max-steps`, `--max-time`, `--token-budget`, `--cost-budget`). */
   limits: RunLimitsRequest;
+  /** The one tool call of `--call <tool> '<json>'`. */
+  call?: DirectCall;
+  /** No model is asked (`--call`, `--no-model`): a tool's observation is the answer. */
+  noModel: boolean;
+  /**
+   * The flags a printed command repeats so that it runs as this one did: `--user`, `--role`,
+   * the limit flags and `--no-model`, as given (output flags such as `--json` are the reader's choice).
+   */
+  carried: string[];
 }
 
 const OPTIONS = {
@@ -50,6 +61,8 @@ const OPTIONS = {
   user: { type: "string" },
   ...LIMIT_FLAG_OPTIONS,
   tools: { type: "boolean" },
+  call: { type: "string" },
+  "no-model": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -82,17 +95,35 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     edit: values.edit,
     resume: values.resume,
   };
-  if (values.tools && (question.length > 0 || values.thread !== undefined || hasDecisionFlags(decisions)))
-    throw new CliUsageError("--tools lists the tools and takes no question, --thread or answer flags.");
+  if (
+    values.tools &&
+    (question.length > 0 ||
+      values.thread !== undefined ||
+      hasDecisionFlags(decisions) ||
+      values.call !== undefined ||
+      values["no-model"])
+  )
+    throw new CliUsageError("--tools lists the tools and takes no question, --thread, --call or answer flags.");
+  const { call, noModel } = readCallFlags({
+    command,
+    thread: values.thread,
+    question,
+    decisions,
+    call: values.call,
+    noModel: values["no-model"] ?? false,
+  });
   return {
-    command: values.tools ? "tools" : command,
-    question: question.length > 0 ? question : undefined,
+    command: values.tools ? "tools" : call ? "call" : command,
+    question: question.length > 0 && !call ? question : undefined,
     thread: nonEmpty(values.thread, "--thread"),
     decisions,
     json: values.json ?? false,
     noInput: values["no-input"] ?? false,
     user: { id: userId(values.user), role: role(values.role) },
     limits: parseLimitFlags(values),
+    ...(call ? { call } : {}),
+    noModel,
+    carried: carriedFlags(values, noModel),
   };
 }
 
@@ -123,8 +154,10 @@ function defaults(): Omit<CliArgs, "command"> {
     decisions: { approve: false, params: [] },
     json: false,
     noInput: false,
-    user: { id: "local", role: "operator" },
+    user: { id: "local", role: "admin" },
     limits: {},
+    noModel: false,
+    carried: [],
   };
 }
 
@@ -141,7 +174,7 @@ function userId(value: string | undefined): string {
 }
 
 function role(value: string | undefined): string {
-  if (value === undefined) return "operator";
+  if (value === undefined) return "admin";
   if (!(KNOWN_ROLES as readonly string[]).includes(value))
     throw new CliUsageError(`--role must be one of ${KNOWN_ROLES.join(", ")} (got "${value}").`);
   return value;

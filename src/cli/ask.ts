@@ -2,6 +2,8 @@ import { assertMessageFits, ThreadPausedError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError } from "./cli-error.js";
 import { EventRenderer } from "./render.js";
+import { callExitCode } from "./call.js";
+import { threadCommand } from "./pause.js";
 import { exitCodeFor, type CliContext } from "./session.js";
 import { answerWithFlags, askQuestion, openThread, settleThread } from "./thread.js";
 
@@ -10,6 +12,8 @@ import { answerWithFlags, askQuestion, openThread, settleThread } from "./thread
  * place), recover an unfinished run, or continue the conversation. Returns the exit code.
  */
 export async function runAsk(ctx: CliContext, args: CliArgs): Promise<number> {
+  // Without a model the answer is the call's observation, and so is the exit code.
+  const exitCode = args.noModel ? callExitCode : exitCodeFor;
   if (args.thread === undefined) {
     if (hasDecisionFlags(args.decisions))
       throw new CliUsageError("--approve, --param, --edit, --reject and --resume answer a pause: add --thread <id>.");
@@ -18,23 +22,28 @@ export async function runAsk(ctx: CliContext, args: CliArgs): Promise<number> {
     // Refused before a thread is made for it, in the words the API uses.
     assertMessageFits(args.question);
     const threadId = await ctx.runtime.createThread(ctx.user);
-    return exitCodeFor(await askQuestion(ctx, threadId, args.question, new EventRenderer(ctx.style)));
+    return exitCode(await askQuestion(ctx, threadId, args.question, new EventRenderer(ctx.style)));
   }
   const opened = await openThread(ctx, args.thread);
   if (hasDecisionFlags(args.decisions)) {
     if (args.question !== undefined)
       throw new CliUsageError("Give either a question or an answer to the pause, not both.");
-    return exitCodeFor(await answerWithFlags(ctx, opened, args.decisions));
+    return exitCode(await answerWithFlags(ctx, opened, args.decisions));
   }
   // Without a terminal a paused thread cannot take a question: say so before printing anything.
   if (args.question !== undefined && opened.view.interrupt && !ctx.interactive)
     throw new ThreadPausedError(args.thread);
   const settled = await settleThread(ctx, opened);
-  if (settled && (settled.pause || settled.cancelledByUser || args.question === undefined)) return exitCodeFor(settled);
+  if (settled && (settled.pause || settled.cancelledByUser || args.question === undefined)) return exitCode(settled);
   if (args.question === undefined) {
     throw new CliUsageError(
-      `Thread ${args.thread} is not waiting for anything; add a question to continue it: npm run ask -- --thread ${args.thread} "..."`,
+      `Thread ${args.thread} is not waiting for anything; add a question to continue it: ${threadCommand(args.thread, withModel(ctx.carried))} "..."`,
     );
   }
-  return exitCodeFor(await askQuestion(ctx, args.thread, args.question, opened.renderer));
+  return exitCode(await askQuestion(ctx, args.thread, args.question, opened.renderer));
+}
+
+/** The carried flags of a command that asks the model again. */
+function withModel(flags: readonly string[]): string[] {
+  return flags.filter((flag) => flag !== "--no-model");
 }

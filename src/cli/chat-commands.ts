@@ -1,3 +1,8 @@
+import { threadCommand } from "./pause.js";
+
+/** The command that continues a thread as a chat. */
+const CHAT_COMMAND = "npm run chat --";
+
 /** A chat line that is a command for the chat itself, never sent to the model. */
 export type ChatCommand =
   { kind: "help" } | { kind: "thread" } | { kind: "new" } | { kind: "exit" } | { kind: "unknown"; word: string };
@@ -35,13 +40,24 @@ export const CHAT_HELP = [
   "Any other line is a question for the assistant.",
 ];
 
-/** What `/thread` prints. */
-export function threadLines(threadId: string): string[] {
+/** What `/thread` prints; the commands repeat `flags`, the chat's own (`--user`, `--role`, limits). */
+export function threadLines(threadId: string, flags: readonly string[] = []): string[] {
   return [
     `thread: ${threadId}`,
-    `resume it later with: npm run chat -- --thread ${threadId}`,
-    `or ask one question on it: npm run ask -- --thread ${threadId} "..."`,
+    `resume it later with: ${threadCommand(threadId, flags, CHAT_COMMAND)}`,
+    `or ask one question on it: ${threadCommand(threadId, flags)} "..."`,
   ];
+}
+
+/**
+ * Why a chat that cannot answer a pause (`--no-input`, `--json`) ends there: the lines after
+ * it are not read, and how to answer and go on.
+ */
+export function pauseEndsChatLine(threadId: string, flags: readonly string[], reason: "--no-input" | "--json"): string {
+  return (
+    `The chat ends at this pause: with ${reason} it reads no answers, so any lines after it were not read. ` +
+    `Answer it (${threadCommand(threadId, flags)} asks in place on a terminal), then go on with: ${threadCommand(threadId, flags, CHAT_COMMAND)}`
+  );
 }
 
 /** The hint for a `/word` that is not a command. */

@@ -2,15 +2,16 @@ import { OpsPilotError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError, reportError } from "./cli-error.js";
 import { EventRenderer } from "./render.js";
-import { CHAT_HELP, parseChatCommand, threadLines, unknownCommandLine } from "./chat-commands.js";
+import { CHAT_HELP, parseChatCommand, pauseEndsChatLine, threadLines, unknownCommandLine } from "./chat-commands.js";
 import { exitCodeFor, type CliContext, type RunOutcome } from "./session.js";
 import { answerWithFlags, askQuestion, openThread, settleThread } from "./thread.js";
 
 /**
  * `chat`: a conversation on one thread (new, or `--thread`), one question per line, until
  * /exit, end of input or Ctrl-C at the prompt; /help, /thread and /new are commands of the
- * chat, never questions. Pauses are answered in place on a TTY; otherwise the chat prints
- * how to resume and ends, since the thread now waits.
+ * chat, never questions. Pauses are answered in place: on a TTY as typed, from a pipe by the
+ * next lines; with --no-input or --json the chat prints how to resume and ends, saying that
+ * the lines after the pause were not read.
  */
 export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
   if (args.thread === undefined && hasDecisionFlags(args.decisions))
@@ -22,7 +23,7 @@ export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
     const settled = hasDecisionFlags(args.decisions)
       ? await answerWithFlags(ctx, opened, args.decisions)
       : await settleThread(ctx, opened);
-    if (settled?.pause) return exitCodeFor(settled);
+    if (settled?.pause) return endAtPause(ctx, opened.view.threadId, settled);
     ({ threadId } = opened.view);
     renderer = opened.renderer;
   } else {
@@ -43,7 +44,7 @@ export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
     const command = parseChatCommand(question);
     if (command?.kind === "exit") break;
     if (command?.kind === "help") CHAT_HELP.forEach(say);
-    else if (command?.kind === "thread") threadLines(threadId).forEach(say);
+    else if (command?.kind === "thread") threadLines(threadId, ctx.carried).forEach(say);
     else if (command?.kind === "unknown") ctx.err(ctx.style.yellow(unknownCommandLine(command.word)));
     else if (command?.kind === "new") {
       const previous = threadId;
@@ -53,10 +54,19 @@ export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
     }
     if (command) continue;
     const outcome = await askSafely(ctx, threadId, question, renderer);
-    if (outcome?.pause) return exitCodeFor(outcome);
+    if (outcome?.pause) return endAtPause(ctx, threadId, outcome);
   }
   if (!ctx.json) ctx.out(ctx.style.dim(`thread: ${threadId}`));
   return 0;
+}
+
+/** The chat ends at a pause it could not answer: say so unless the user chose to leave the prompt. */
+function endAtPause(ctx: CliContext, threadId: string, outcome: RunOutcome): number {
+  if (!ctx.interactive && !outcome.cancelledByUser) {
+    const line = pauseEndsChatLine(threadId, ctx.carried, ctx.json ? "--json" : "--no-input");
+    (ctx.json ? ctx.err : ctx.out)(ctx.style.yellow(line));
+  }
+  return exitCodeFor(outcome);
 }
 
 async function readQuestion(ctx: CliContext): Promise<string | undefined> {

@@ -40,9 +40,25 @@ function describeCall(call: WaitingCall, view: PauseView): string[] {
   return lines;
 }
 
-/** The exact commands that answer the pause from another shell (what non-TTY runs print before exiting). */
-export function resumeInstructions(threadId: string, pause: InterruptValue, style: Style): string[] {
-  const base = `${ASK_COMMAND} --thread ${shellQuote(threadId)}`;
+/** `npm run ask -- --thread <id>` with the flags it must repeat (`--user`, `--role`, ...), quoted for a shell. */
+export function threadCommand(threadId: string, flags: readonly string[] = [], command = ASK_COMMAND): string {
+  return [command, "--thread", threadId, ...flags]
+    .map((word, index) => (index === 0 ? word : shellQuote(word)))
+    .join(" ");
+}
+
+/**
+ * The exact commands that answer the pause from another shell (what non-TTY runs print before
+ * exiting); each repeats `flags`, the run's own (`--user`, `--role`, limits, `--no-model`), so
+ * it answers as the same user, with the same role and limits.
+ */
+export function resumeInstructions(
+  threadId: string,
+  pause: InterruptValue,
+  style: Style,
+  flags: readonly string[] = [],
+): string[] {
+  const base = threadCommand(threadId, flags);
   const command = (flags: string) => "  " + style.bold(`${base} ${flags}`);
   const fields = uniqueFields(pause);
   const highRisk = pause.calls.some((call) => call.risk === "high");

@@ -73,3 +73,15 @@ export function createPrompter(options: PrompterOptions): Prompter {
     },
   };
 }
+
+/** The same prompter, where `/exit` or `/quit` leaves the question as end of input does (a pause then keeps waiting). */
+export function leavingOnExit(prompter: Prompter): Prompter {
+  return {
+    ask: async (question) => {
+      const answer = await prompter.ask(question);
+      return answer !== undefined && /^\/(exit|quit)$/i.test(answer.trim()) ? undefined : answer;
+    },
+    cancel: () => prompter.cancel(),
+    close: () => prompter.close(),
+  };
+}

@@ -8,8 +8,9 @@ import type { CliContext } from "./session.js";
 import { SigintRouter, type SignalSource } from "./sigint.js";
 import { colorsFor, createStyle, type ColorProbe } from "./style.js";
 import { USAGE } from "./usage.js";
-import { formatToolTable } from "./tools.js";
-import { toolViews } from "../tools/tool-view.js";
+import { toolListing } from "./list-tools.js";
+import { runCall } from "./call.js";
+import { DirectCallModel } from "./direct-call-model.js";
 
 /** The process the CLI runs in; tests and fixtures pass their own streams and app. */
 export interface CliProcess {
@@ -44,16 +45,16 @@ export async function runCli(io: CliProcess): Promise<number> {
   try {
     // One line per unexpected failure: a terminal is no place for stack traces.
     const logger = { error: (message: string) => void io.stderr.write(`opspilot: ${message}\n`) };
-    app = await (io.createApp ?? (() => openApp({ logger })))();
+    // Without a model (--call, --no-model) the configured one is never built, so a model setting cannot stop it.
+    const model = args.noModel ? new DirectCallModel() : undefined;
+    app = await (io.createApp ?? (() => openApp({ logger, ...(model ? { model } : {}) })))();
   } catch (error) {
     err(reportStartupError(error).line);
     return 2;
   }
   if (args.command === "tools") {
     try {
-      // Every tool, not only the caller's: this is where whoever runs opspilot checks the config, and ROLES says who may call each.
-      const tools = toolViews(app.registry);
-      io.stdout.write((args.json ? JSON.stringify({ tools }) : formatToolTable(tools).join("\n")) + "\n");
+      io.stdout.write(toolListing(app, args.json) + "\n");
       return 0;
     } finally {
       await app.close();
@@ -72,6 +73,7 @@ export async function runCli(io: CliProcess): Promise<number> {
     () => exit(130),
   );
   try {
+    if (args.command === "call") return await runCall(ctx, args, app.registry);
     return args.command === "ask" ? await runAsk(ctx, args) : await runChat(ctx, args);
   } catch (error) {
     const report = reportError(error);
@@ -96,12 +98,14 @@ function contextFor(
     runtime: app.runtime,
     user: args.user,
     runOptions: Object.keys(args.limits).length > 0 ? args.limits : undefined,
+    carried: args.carried,
     out: (line) => void io.stdout.write(line + "\n"),
     write: (text) => void io.stdout.write(text),
     streamAnswers: !args.json && io.stdout.isTTY === true,
     err: (line) => void io.stderr.write(line + "\n"),
     json: args.json,
-    interactive: io.stdin.isTTY === true && !args.noInput && !args.json,
+    // A chat reads a pause's answers from its input like its questions, piped or typed.
+    interactive: (io.stdin.isTTY === true || args.command === "chat") && !args.noInput && !args.json,
     style: createStyle(!args.json && colorsFor(io.stdout)),
     prompter,
     sigint,

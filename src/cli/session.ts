@@ -2,12 +2,13 @@ import type { RunOptionsRequest } from "../graph/limits.js";
 import { ResumeRejectedError } from "../contracts/errors.js";
 import type { Runtime } from "../service/runtime.js";
 import type { StreamEvent } from "../contracts/events.js";
+import type { ErrorCode } from "../contracts/observation.js";
 import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../contracts/user.js";
 import { resumeInstructions } from "./pause.js";
 import { promptResume } from "./pause-prompt.js";
-import type { Prompter } from "./prompter.js";
+import { leavingOnExit, type Prompter } from "./prompter.js";
 import type { EventRenderer } from "./render.js";
 import type { SigintRouter } from "./sigint.js";
 import type { Style } from "./style.js";
@@ -18,6 +19,8 @@ export interface CliContext {
   user: RunUser;
   /** Per-run options from the flags. */
   runOptions?: RunOptionsRequest;
+  /** Flags every printed command repeats (`--user`, `--role`, limits, `--no-model`), so it answers as this run does. */
+  carried: readonly string[];
   /** Writes one line to stdout. */
   out(line: string): void;
   /** Writes text to stdout as it is (answer fragments). */
@@ -28,7 +31,7 @@ export interface CliContext {
   err(line: string): void;
   /** Raw events as JSON lines; nothing else on stdout. */
   json: boolean;
-  /** Pauses are answered in place (stdin is a TTY, no --no-input, no --json). */
+  /** Pauses are answered in place (stdin is a TTY, or a chat's piped lines; no --no-input, no --json). */
   interactive: boolean;
   style: Style;
   /** The prompter, created on first use. */
@@ -45,6 +48,8 @@ export interface RunOutcome {
   pause?: InterruptValue;
   /** The user pressed Ctrl-C during the run. */
   cancelledByUser: boolean;
+  /** The last tool result of the run, when it had one. */
+  lastResult?: { ok: boolean; errorCode?: ErrorCode };
 }
 
 /** Prints a run's events as they arrive; Ctrl-C cancels the run through the runtime. */
@@ -70,6 +75,8 @@ export async function consumeRun(
       if (ctx.json) ctx.out(JSON.stringify(event));
       else for (const line of renderer.render(event)) ctx.out(line);
       if (event.type === "loop_interrupt") outcome.pause = InterruptValueSchema.parse(event);
+      if (event.type === "tool_result")
+        outcome.lastResult = { ok: event.ok, ...(event.errorCode ? { errorCode: event.errorCode } : {}) };
       if (event.type === "run_finished") outcome.stopReason = event.stopReason;
     }
   } finally {
@@ -95,7 +102,8 @@ export async function settlePauses(
     const pause: InterruptValue = outcome.pause;
     const resume = ctx.interactive ? await askInPlace(ctx, pause, renderer) : undefined;
     if (!resume) {
-      if (!ctx.json) for (const line of ["", ...resumeInstructions(threadId, pause, ctx.style)]) ctx.out(line);
+      if (!ctx.json)
+        for (const line of ["", ...resumeInstructions(threadId, pause, ctx.style, ctx.carried)]) ctx.out(line);
       return outcome;
     }
     let events: AsyncIterable<StreamEvent>;
@@ -116,7 +124,7 @@ async function askInPlace(ctx: CliContext, pause: InterruptValue, renderer: Even
   const release = ctx.sigint.push(() => prompter.cancel());
   try {
     return await promptResume(pause, {
-      prompter,
+      prompter: leavingOnExit(prompter),
       write: (line) => ctx.out(line),
       style: ctx.style,
       tagOf: renderer.tagOf,

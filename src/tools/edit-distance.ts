@@ -11,3 +11,21 @@ export function editDistance(left: string, right: string): number {
   }
   return previous[right.length];
 }
+
+/**
+ * The candidates within one typo per four characters of `name` ("gatway" is close to "gateway",
+ * "服务" is not close to "用户"), closest first; `distance` measures a candidate (by default its
+ * edit distance to `name`).
+ */
+export function closeMatches<T>(
+  name: string,
+  candidates: readonly T[],
+  distance: (candidate: T) => number = (candidate) => editDistance(name, String(candidate)),
+): T[] {
+  const tolerance = Math.max(1, Math.floor([...name].length / 4));
+  return candidates
+    .map((candidate) => ({ candidate, distance: distance(candidate) }))
+    .filter((entry) => entry.distance <= tolerance)
+    .sort((left, right) => left.distance - right.distance)
+    .map((entry) => entry.candidate);
+}

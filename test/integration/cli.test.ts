@@ -286,8 +286,8 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     }
   });
 
-  it("chats line by line on one thread, stops at a pause with how to resume, and continues it with --thread", async () => {
-    const chat = startCli(["chat"], { db });
+  it("chats line by line on one thread, stops at a pause with how to resume (--no-input), and continues it with --thread", async () => {
+    const chat = startCli(["chat", "--no-input"], { db });
     chat.write("hello\n");
     await chat.waitFor(/■ stop: final_answer/);
     chat.write("看看支付服务最近报错\n");
@@ -298,6 +298,7 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(paused.stdout).toContain("⏸ Waiting for you (params_required)");
     const threadId = threadOf(paused.stdout);
     expect(paused.stdout).toContain(`npm run ask -- --thread ${threadId} --param environment=prod`);
+    expect(paused.stdout).toContain("The chat ends at this pause: with --no-input it reads no answers");
 
     const resumed = startCli(["chat", "--thread", threadId, "--param", "environment=prod"], { db });
     await resumed.waitFor(/you › $/);

@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { ToolError } from "../../contracts/errors.js";
-import { editDistance } from "../edit-distance.js";
+import { closeMatches, editDistance } from "../edit-distance.js";
 import { SERVICES, type ServiceRecord } from "./data/index.js";
 import { rankServiceNames } from "./search.js";
 
@@ -22,11 +22,7 @@ function closeServices(db: Database, name: string): ServiceRecord[] {
     Math.min(
       ...[service.id, service.name, ...service.aliases].map((candidate) => editDistance(normalize(candidate), key)),
     );
-  // One typo per four characters: "gatway" is close to "gateway", "服务" is not close to "用户".
-  const tolerance = Math.max(1, Math.floor([...key].length / 4));
-  const byTypo = SERVICES.filter((service) => distance(service) <= tolerance)
-    .sort((left, right) => distance(left) - distance(right))
-    .map((service) => service.id);
+  const byTypo = closeMatches(key, SERVICES, distance).map((service) => service.id);
   const byWords = rankServiceNames(db, name, 3).map((hit) => hit.ref);
   const ids = [...new Set([...byTypo, ...byWords])].slice(0, 3);
   return ids.map((id) => SERVICES.find((service) => service.id === id) as ServiceRecord);
