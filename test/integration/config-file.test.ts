@@ -23,6 +23,9 @@ const POLICY = {
   },
 };
 
+/** What `policySource` says of a tool whose readOnly, risk and idempotent no config entry set. */
+const BUILT_IN = { readOnly: "built-in", risk: "built-in", idempotent: "built-in" };
+
 const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
 
 /** A refusal of the whole process: one line on stderr, nothing on stdout, exit 2, no stack trace. */
@@ -94,13 +97,14 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(lines(result.stdout)).toEqual([
-      "TOOL             KIND                RISK  ROLES           ASKS FOR     TIMEOUT  RATE LIMIT              FALLBACK     SOURCE    STATUS",
-      "search_resource  read                low   any             -            5 s      30/min, 5/min per user  -            built-in  available",
-      "search_logs      read                low   operator,admin  environment  4 s      30/min, 5/min per user  search_docs  built-in  available",
-      "search_docs      read                low   any             -            5 s      30/min, 5/min per user  -            built-in  available",
-      "restart_service  write (idempotent)  high  operator,admin  environment  10 s     -                       -            built-in  available",
-      "rollback_deploy  write               high  admin           environment  10 s     -                       -            built-in  available",
-      "read_result      read                low   any             -            5 s      -                       -            built-in  available",
+      `Config file: ${path} (OPSPILOT_CONFIG) · MCP servers: none`,
+      "TOOL             KIND                RISK  ROLES           ASKS FOR     TIMEOUT  RATE LIMIT              FALLBACK     SOURCE    POLICY FROM                                             STATUS",
+      "search_resource  read                low   any             -            5 s      30/min, 5/min per user  -            built-in  built-in                                                available",
+      "search_logs      read                low   operator,admin  environment  4 s      30/min, 5/min per user  search_docs  built-in  built-in                                                available",
+      "search_docs      read                low   any             -            5 s      30/min, 5/min per user  -            built-in  built-in                                                available",
+      'restart_service  write (idempotent)  high  operator,admin  environment  10 s     -                       -            built-in  config tools["restart_service"] (idempotent), built-in  available',
+      "rollback_deploy  write               high  admin           environment  10 s     -                       -            built-in  built-in                                                available",
+      "read_result      read                low   any             -            5 s      -                       -            built-in  built-in                                                available",
     ]);
   });
 
@@ -115,7 +119,15 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
       const response = await new ApiClient(server.url, "viewer-token-0001").request("GET", "/api/tools");
       expect(response.status).toBe(200);
       const { tools } = (await response.json()) as { tools: ToolView[] };
-      const open = { readOnly: true, risk: "low", roles: null, askUser: [], timeoutMs: 5_000, idempotent: false };
+      const open = {
+        readOnly: true,
+        risk: "low",
+        roles: null,
+        askUser: [],
+        timeoutMs: 5_000,
+        idempotent: false,
+        policySource: BUILT_IN,
+      };
       const limit = { perMinute: 30, perUserPerMinute: 5 };
       expect(tools).toEqual([
         {
@@ -172,6 +184,7 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
         ],
         timeoutMs: 4_000,
         idempotent: false,
+        policySource: BUILT_IN,
         rateLimit: limit,
         fallback: ["search_docs"],
         source: { tool: "search_logs" },

@@ -115,6 +115,7 @@ describe("a SQLite file written by opspilot e77a9b3", () => {
       expect(answerOf(searched)).toBe(
         [
           "[demo model] Payment Service (payment-service, owner payments-team) in prod logged 33 ERROR entries recently, by code:",
+          "",
           "- PAY-5031: 24× (last <time>), e.g. Upstream bank gateway timeout after 3350ms (channel=ICBC, order=o-4c9w)",
           "- DB_POOL_EXHAUSTED: 9× (last <time>), e.g. Database connection pool exhausted (active=50/50, waiting=43), request rejected",
         ].join("\n"),
