@@ -8,6 +8,7 @@ import {
   type RunbookProblem,
   type RunbookSource,
 } from "../tools/index.js";
+import { createToolsetTools } from "../tools/toolsets/index.js";
 import type { ToolDefinition } from "../tools/types.js";
 
 /** A problem in the folder goes to the log and indexing goes on: one bad file must not hide the others. */
@@ -49,9 +50,14 @@ export interface BuiltInToolsOptions {
 
 /**
  * The tools of this process: the demo tools unless `demo: false`, their `search_docs` ranking
- * the runbooks folder beside the demo runbooks; with `demo: false`, `search_docs` alone over the folder.
+ * the runbooks folder beside the demo runbooks; with `demo: false`, `search_docs` alone over the
+ * folder. Then the tools of the configured `toolsets` (Prometheus, Alertmanager).
  */
 export function builtInTools(options: BuiltInToolsOptions): ToolDefinition[] {
+  return [...ownTools(options), ...createToolsetTools(options.config.toolsets ?? {})];
+}
+
+function ownTools(options: BuiltInToolsOptions): ToolDefinition[] {
   const { config, ops, runbooks } = options;
   if (config.demo) return options.demoTools ? options.demoTools(ops) : createDemoTools(ops, runbooks);
   return runbooks ? [createSearchDocsTool(runbooks)] : [];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { KNOWN_ROLES } from "../contracts/user.js";
 import { PROFILE_NAME, RunLimitsSchema } from "../contracts/limits.js";
+import { ToolsetsSchema } from "./toolsets-schema.js";
 
 /** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
 const TOOL_PATTERN = /^[A-Za-z0-9_.:*?-]+$/;
@@ -102,6 +103,9 @@ export const ConfigFileSchema = z
       )
       .default({})
       .describe("MCP servers whose tools opspilot may call, in the format editors use"),
+    toolsets: ToolsetsSchema.optional().describe(
+      "Built-in tools for the monitoring stack (Prometheus, Alertmanager), registered when their server is named",
+    ),
     tools: z
       .record(
         z.string().regex(TOOL_PATTERN, { error: "must be a tool name or a glob using * and ?" }),

@@ -48,6 +48,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       callId: call.callId,
       idempotencyKey: `${threadId}:${call.callId}`,
       user,
+      ...(call.decision && call.decision.action !== "reject" ? { approvedBy: call.decision.userId } : {}),
       observationMaxChars: options.observationMaxChars,
     });
     const notRun = (errorCode: ErrorCode, message: string): Promise<CallOutcome> =>

@@ -21,6 +21,8 @@ export interface ToolContext {
   callId: string;
   /** Who asked. */
   user: RunUser;
+  /** Who approved or edited the call in a pause, when a person's answer let it run (a write's `createdBy`). */
+  approvedBy?: string;
   /** The cap on this call's observation text; a tool that pages (`read_result`) sizes its page to fit. */
   observationMaxChars?: number;
 }
