@@ -112,6 +112,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     quotas: dailyQuotas(env),
     contextBudget: contextBudgetOf(env),
     keepHistory: options.keepHistory ?? env.OPSPILOT_CHECKPOINTS === "history",
+    // Incident threads belong to the on-call team (docs/incidents.md).
+    sharedOwners: [env.OPSPILOT_ALERT_USER.id],
   });
   return {
     env,

@@ -53,6 +53,7 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
     shutdownGraceMs: parts.shutdownGraceMs,
     currentRoles: parts.currentRoles,
     keepHistory: parts.keepHistory,
+    sharedOwners: parts.sharedOwners,
   });
   return { graph, runtime };
 }

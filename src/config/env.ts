@@ -128,6 +128,23 @@ export const EnvSchema = z.object({
     .regex(/^\S{8,}$/, { error: "must be at least 8 characters without spaces" })
     .optional()
     .describe("Bearer token a Prometheus scraper sends to GET /metrics (an admin API token works too)"),
+  OPSPILOT_ALERT_TOKEN: z
+    .string()
+    .regex(/^\S{16,}$/, { error: "must be at least 16 characters without spaces" })
+    .optional()
+    .describe("Bearer token Alertmanager sends to POST /api/alerts/alertmanager; unset turns alert intake off"),
+  OPSPILOT_ALERT_USER: z
+    .string()
+    .regex(/^[A-Za-z0-9._@-]+:[a-z_]+$/, { error: "must look like user:role" })
+    .refine((value) => (KNOWN_ROLES as readonly string[]).includes(value.split(":")[1]!), {
+      error: `the role must be one of ${KNOWN_ROLES.join(", ")}`,
+    })
+    .default("alertmanager:operator")
+    .transform((value): RunUser => {
+      const [id, role] = value.split(":") as [string, string];
+      return Object.freeze({ id, role });
+    })
+    .describe("user:role that incident investigations run as and whose threads operators and admins share"),
   OPSPILOT_RATE_LIMIT_PER_MINUTE: integer(0, 100_000)
     .default(60)
     .describe(

@@ -16,6 +16,7 @@ import { recordRoutes } from "./record-routes.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 import { dashboardRoutes } from "./dashboard.js";
+import { alertIntakeRoutes, incidentRoutes, type AlertIntake } from "./alert-routes.js";
 
 /** What the HTTP app is built from. */
 export interface CreateServerOptions {
@@ -40,6 +41,8 @@ export interface CreateServerOptions {
   rateLimitPerMinute?: number;
   /** The tools served at `GET /api/tools` with their effective policy (the route is absent without it). */
   tools?: ToolRegistry;
+  /** Alert intake and incidents (`/api/alerts/*`, `/api/incidents`); intake answers 404 without its token. */
+  alerts?: AlertIntake;
 }
 
 /** The routes that start a run or create a thread, and so are rate limited. */
@@ -67,6 +70,8 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
     );
   }
 
+  // Before the API's body cap and token check: Alertmanager has its own token and larger bodies.
+  app.route("/api/alerts", alertIntakeRoutes(options.alerts));
   app.use(
     "/api/*",
     bodyLimit({
@@ -92,6 +97,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   );
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   if (options.tools) app.route("/api/tools", toolRoutes(options.tools));
+  app.route("/api/incidents", incidentRoutes(options.alerts?.incidents));
   app.route("/api/records", recordRoutes({ runtime: options.runtime, auth: options.auth, logger }));
 
   // Single sign-on for the page: whether it is offered, and the authorization-code flow when it is.

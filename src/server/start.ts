@@ -12,6 +12,7 @@ import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth.js";
 import { consoleLogger } from "../service/logger.js";
 import { RunMetrics } from "../service/metrics.js";
 import { schedulePrune } from "../service/retention.js";
+import { startAlertIntake } from "./alert-intake.js";
 
 /** Where and how to bind, besides what the app is built from. */
 export interface StartServerOptions extends CreateServerOptions {
@@ -91,6 +92,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     shutdownGraceMs: 10_000,
     currentRoles: currentRolesOf(auth),
   });
+  const intake = startAlertIntake(opened, logger);
   const server = await startServer({
     runtime: opened.runtime,
     auth,
@@ -101,7 +103,9 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     rateLimitPerMinute: env.OPSPILOT_RATE_LIMIT_PER_MINUTE,
     tools: opened.registry,
     health: opened.health,
+    alerts: intake.alerts,
   }).catch(async (error: unknown) => {
+    await intake.worker.close();
     await opened.close();
     throw error;
   });
@@ -114,6 +118,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     close: async () => {
       retention?.stop();
       await server.close();
+      await intake.worker.close();
       await opened.close();
     },
   };

@@ -33,9 +33,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const policy = deps.limits ?? OPEN_LIMIT_POLICY;
   const optionsFor = runOptionsFor({ policy, defaults: deps.defaults });
 
+  const shared = new Set(deps.sharedOwners ?? []);
+  const sharesWith = (owner: string, user: RunUser) =>
+    shared.has(owner) && (user.role === "operator" || user.role === "admin");
+
   async function checkOwner(threadId: string, user: RunUser) {
     const owner = await storage.threadOwner(threadId);
-    if (owner === undefined || owner !== user.id) throw new ThreadNotFoundError(threadId);
+    if (owner === undefined || (owner !== user.id && !sharesWith(owner, user))) throw new ThreadNotFoundError(threadId);
   }
 
   async function ownedSnapshot(threadId: string, user: RunUser) {

@@ -36,6 +36,11 @@ export interface RuntimeSettings {
    * older checkpoints once each run ends or pauses (`OPSPILOT_CHECKPOINTS=latest`).
    */
   keepHistory?: boolean;
+  /**
+   * Owners whose threads every operator and admin may read, post to and answer as if their own
+   * (the alert user's incident threads); roles still decide which tools each may approve.
+   */
+  sharedOwners?: readonly string[];
 }
 
 /** What the runtime drives, and how. */

@@ -56,6 +56,13 @@ ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS role TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL,
   cancel_requested BOOLEAN NOT NULL DEFAULT false);
+CREATE TABLE IF NOT EXISTS opspilot_incidents (
+  incident_id TEXT PRIMARY KEY, source TEXT NOT NULL, group_key TEXT NOT NULL, thread_id TEXT NOT NULL,
+  status TEXT NOT NULL, alertname TEXT NOT NULL, severity TEXT, labels TEXT NOT NULL, starts_at TEXT NOT NULL,
+  resolved_at BIGINT, fingerprints TEXT NOT NULL, created_at BIGINT NOT NULL, UNIQUE (source, group_key));
+CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
+  incident_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
+  created_at BIGINT NOT NULL, delivered_at BIGINT, PRIMARY KEY (incident_id, seq));
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

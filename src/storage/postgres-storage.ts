@@ -10,7 +10,8 @@ import {
 } from "./records-page.js";
 import { compactPostgresThread, prunePostgres } from "./postgres-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
-import type { DailyUsage, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { DailyUsage, IncidentStore, RecordsSummary, Recorder, Storage } from "./types.js";
+import { postgresIncidents } from "./postgres-incidents.js";
 import { utcDay } from "./usage-day.js";
 import { decisionValues } from "./decision-row.js";
 import { PostgresThreadStore } from "./postgres-thread-store.js";
@@ -180,6 +181,17 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
       waiting: await this.rows(SUMMARY_SQL.waiting),
     });
   }
+
+  /** Incidents and their waiting messages, on the same connection. */
+  private readonly incidents: IncidentStore = postgresIncidents(this.pool);
+
+  openIncident: IncidentStore["openIncident"] = (incident) => this.incidents.openIncident(incident);
+  changeIncident: IncidentStore["changeIncident"] = (change) => this.incidents.changeIncident(change);
+  getIncident: IncidentStore["getIncident"] = (incidentId) => this.incidents.getIncident(incidentId);
+  listIncidents: IncidentStore["listIncidents"] = (limit) => this.incidents.listIncidents(limit);
+  pendingIncidentMessages: IncidentStore["pendingIncidentMessages"] = () => this.incidents.pendingIncidentMessages();
+  finishIncidentMessage: IncidentStore["finishIncidentMessage"] = (incidentId, seq) =>
+    this.incidents.finishIncidentMessage(incidentId, seq);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

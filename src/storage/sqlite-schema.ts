@@ -49,6 +49,13 @@ CREATE TABLE IF NOT EXISTS opspilot_usage (
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL,
   cancel_requested INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS opspilot_incidents (
+  incident_id TEXT PRIMARY KEY, source TEXT NOT NULL, group_key TEXT NOT NULL, thread_id TEXT NOT NULL,
+  status TEXT NOT NULL, alertname TEXT NOT NULL, severity TEXT, labels TEXT NOT NULL, starts_at TEXT NOT NULL,
+  resolved_at INTEGER, fingerprints TEXT NOT NULL, created_at INTEGER NOT NULL, UNIQUE (source, group_key));
+CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
+  incident_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
+  created_at INTEGER NOT NULL, delivered_at INTEGER, PRIMARY KEY (incident_id, seq));
 `;
 
 /** Columns added after their table first shipped, in the order they were added (new tables declare them last). */

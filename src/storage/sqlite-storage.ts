@@ -8,7 +8,8 @@ import {
 } from "./records-page.js";
 import { compactSqliteThread, pruneSqlite } from "./sqlite-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
-import type { DailyUsage, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { DailyUsage, IncidentStore, RecordsSummary, Recorder, Storage } from "./types.js";
+import { sqliteIncidents } from "./sqlite-incidents.js";
 import { utcDay } from "./usage-day.js";
 import { decisionValues } from "./decision-row.js";
 import { SqliteThreadStore, type Row } from "./sqlite-thread-store.js";
@@ -151,6 +152,17 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
       waiting: read(SUMMARY_SQL.waiting),
     });
   }
+
+  /** Incidents and their waiting messages, on the same connection. */
+  private readonly incidents: IncidentStore = sqliteIncidents(this.db, this.statements);
+
+  openIncident: IncidentStore["openIncident"] = (incident) => this.incidents.openIncident(incident);
+  changeIncident: IncidentStore["changeIncident"] = (change) => this.incidents.changeIncident(change);
+  getIncident: IncidentStore["getIncident"] = (incidentId) => this.incidents.getIncident(incidentId);
+  listIncidents: IncidentStore["listIncidents"] = (limit) => this.incidents.listIncidents(limit);
+  pendingIncidentMessages: IncidentStore["pendingIncidentMessages"] = () => this.incidents.pendingIncidentMessages();
+  finishIncidentMessage: IncidentStore["finishIncidentMessage"] = (incidentId, seq) =>
+    this.incidents.finishIncidentMessage(incidentId, seq);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.

@@ -162,7 +162,8 @@ export interface ThreadStore {
 }
 
 /** Everything opspilot stores beside LangGraph's checkpoints. */
-export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, Pruner {
+export interface Storage
+  extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, IncidentStore, Pruner {
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;
@@ -175,4 +176,73 @@ export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStor
   /** Aggregates over the runs started within the window (epoch milliseconds, `until` exclusive). */
   summary(window: { since: number; until: number }): Promise<RecordsSummary>;
   close(): Promise<void>;
+}
+
+/** An incident: one alert group of one source, investigated on a thread of its own. */
+export interface IncidentRow {
+  incidentId: string;
+  /** Where the alert came from (`alertmanager`). */
+  source: string;
+  /** The source's group key (Alertmanager's `groupKey`); unique with `source`. */
+  groupKey: string;
+  /** The incident's thread, owned by the alert user. */
+  threadId: string;
+  status: "firing" | "resolved";
+  alertname: string;
+  severity?: string;
+  /** The group's common labels. */
+  labels: Record<string, string>;
+  /** ISO 8601 start of the group's earliest alert. */
+  startsAt: string;
+  /** Epoch ms the group was reported resolved. */
+  resolvedAt?: number;
+  /** Fingerprints of the firing alerts last delivered, sorted. */
+  fingerprints: string[];
+  /** Epoch ms of the first delivery. */
+  createdAt: number;
+}
+
+/** A new incident with its thread's owner and first message, stored all or none. */
+export interface NewIncident extends Omit<IncidentRow, "status" | "resolvedAt"> {
+  /** Owner of the incident's thread. */
+  userId: string;
+  /** The first message to run on the thread. */
+  message: string;
+}
+
+/** A delivery that changed an incident: applied only when its fingerprints are still `expectedFingerprints`. */
+export interface IncidentChange {
+  incidentId: string;
+  expectedFingerprints: string[];
+  fingerprints: string[];
+  status: IncidentRow["status"];
+  resolvedAt?: number;
+  /** The message queued for the thread with the change. */
+  message: string;
+  /** `run` starts a run with it; `note` only records it in the thread. */
+  kind: IncidentMessage["kind"];
+}
+
+/** A message waiting to reach an incident's thread, in order. */
+export interface IncidentMessage {
+  incidentId: string;
+  seq: number;
+  threadId: string;
+  kind: "run" | "note";
+  message: string;
+}
+
+/** Incidents and the messages waiting for their threads. */
+export interface IncidentStore {
+  /** Stores the incident, its thread and its first message; when (source, groupKey) exists, returns that one instead. */
+  openIncident(incident: NewIncident): Promise<{ incident: IncidentRow; created: boolean }>;
+  /** Applies a change and queues its message in one transaction; false when another delivery changed it first. */
+  changeIncident(change: IncidentChange): Promise<boolean>;
+  getIncident(incidentId: string): Promise<IncidentRow | undefined>;
+  /** Firing incidents first, then newest first; at most `limit`. */
+  listIncidents(limit: number): Promise<IncidentRow[]>;
+  /** Every message not yet delivered to its thread, oldest first. */
+  pendingIncidentMessages(): Promise<IncidentMessage[]>;
+  /** Marks a message delivered. */
+  finishIncidentMessage(incidentId: string, seq: number): Promise<void>;
 }
