@@ -24,19 +24,18 @@ describe.skipIf(skipPostgres)("the LangGraph server's graph with DATABASE_URL", 
     rmSync(directory, { recursive: true, force: true });
   });
 
+  /** A replica of the hosted graph on the database at `url`, with its own SQLite file `<file>.sqlite`. */
+  const replica = async (url: string, file: string) => {
+    const hosted = await hostedGraph(
+      loadEnv({ OPSPILOT_DB: join(directory, `${file}.sqlite`), DATABASE_URL: url, OPSPILOT_LOG_LEVEL: "silent" }),
+    );
+    replicas.push(hosted);
+    return hosted;
+  };
+
   it("keeps the write journal and the records in PostgreSQL, where every replica finds them", async () => {
     const url = await cluster.createDatabase("hosted");
-    const replica = async (name: string) => {
-      const env = loadEnv({
-        OPSPILOT_DB: join(directory, `${name}.sqlite`),
-        DATABASE_URL: url,
-        OPSPILOT_LOG_LEVEL: "silent",
-      });
-      const hosted = await hostedGraph(env);
-      replicas.push(hosted);
-      return hosted;
-    };
-    const [a, b] = [await replica("a"), await replica("b")];
+    const [a, b] = [await replica(url, "a"), await replica(url, "b")];
     // The server's own checkpointer, shared by its replicas.
     const checkpointer = new MemorySaver();
     a.graph.checkpointer = checkpointer;
@@ -61,18 +60,7 @@ describe.skipIf(skipPostgres)("the LangGraph server's graph with DATABASE_URL", 
 
   it("keeps the demo estate's restarts in PostgreSQL: one replica's restart is every replica's", async () => {
     const url = await cluster.createDatabase("hosted_estate");
-    const replica = async (name: string) => {
-      const hosted = await hostedGraph(
-        loadEnv({
-          OPSPILOT_DB: join(directory, `estate-${name}.sqlite`),
-          DATABASE_URL: url,
-          OPSPILOT_LOG_LEVEL: "silent",
-        }),
-      );
-      replicas.push(hosted);
-      return hosted;
-    };
-    const [a, b] = [await replica("a"), await replica("b")];
+    const [a, b] = [await replica(url, "estate-a"), await replica(url, "estate-b")];
     const checkpointer = new MemorySaver();
     a.graph.checkpointer = checkpointer;
     b.graph.checkpointer = checkpointer;
@@ -99,19 +87,7 @@ describe.skipIf(skipPostgres)("the LangGraph server's graph with DATABASE_URL", 
 
   it("applies one idempotency key once when two replicas race on it, and queues writes to one service", async () => {
     const url = await cluster.createDatabase("hosted_race");
-    const [a, b] = await Promise.all(
-      ["a", "b"].map(async (name) => {
-        const hosted = await hostedGraph(
-          loadEnv({
-            OPSPILOT_DB: join(directory, `race-${name}.sqlite`),
-            DATABASE_URL: url,
-            OPSPILOT_LOG_LEVEL: "silent",
-          }),
-        );
-        replicas.push(hosted);
-        return hosted;
-      }),
-    );
+    const [a, b] = await Promise.all(["race-a", "race-b"].map((file) => replica(url, file)));
     const restart = (store: HostedGraph, key: string) =>
       store.ops.restartService({ service: "order-service", environment: "prod", idempotencyKey: key });
 
