@@ -58,7 +58,7 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
   }
 
   async function recoverUnfinished(): Promise<void> {
-    for (const incident of await storage.listIncidents(10_000)) {
+    for (const incident of await storage.incidents.listIncidents(10_000)) {
       const state = await graph.getState({ configurable: { thread_id: incident.threadId } });
       if (threadStanding(state).kind !== "unfinished") continue;
       // Another process sharing the database may be recovering it already.
@@ -83,11 +83,11 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
   async function deliver(message: IncidentMessage): Promise<void> {
     try {
       if (message.kind === "note") {
-        if (await addNote(message)) await storage.finishIncidentMessage(message.incidentId, message.seq);
+        if (await addNote(message)) await storage.incidents.finishIncidentMessage(message.incidentId, message.seq);
         return;
       }
       const events = await runtime.startRun({ threadId: message.threadId, message: message.message, user });
-      await storage.finishIncidentMessage(message.incidentId, message.seq);
+      await storage.incidents.finishIncidentMessage(message.incidentId, message.seq);
       follow(events);
     } catch (error) {
       // A busy or paused thread keeps the message for later; an unfinished one is recovered first.
@@ -102,7 +102,7 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
       await recoverUnfinished();
     }
     const taken = new Set<string>();
-    for (const message of await storage.pendingIncidentMessages()) {
+    for (const message of await storage.incidents.pendingIncidentMessages()) {
       if (closed) return;
       // One message per thread per pass: the next waits for the run this one starts.
       if (taken.has(message.threadId)) continue;

@@ -54,11 +54,11 @@ export function createIncidents(options: { storage: Storage; worker: IncidentWor
   }
 
   async function apply(incidentId: string, delivery: AlertDelivery): Promise<DeliveryOutcome> {
-    const known = await storage.getIncident(incidentId);
+    const known = await storage.incidents.getIncident(incidentId);
     if (!known) {
       // A group first heard of as resolved has nothing to investigate.
       if (delivery.status === "resolved") return "unchanged";
-      const { created } = await storage.openIncident({
+      const { created } = await storage.incidents.openIncident({
         ...delivery,
         incidentId,
         threadId: `incident-${incidentId}`,
@@ -70,7 +70,7 @@ export function createIncidents(options: { storage: Storage; worker: IncidentWor
     const resolved = delivery.status === "resolved";
     if (resolved ? known.status === "resolved" : known.status === "firing" && sameSet(known, delivery))
       return "unchanged";
-    const changed = await storage.changeIncident({
+    const changed = await storage.incidents.changeIncident({
       incidentId,
       expectedFingerprints: known.fingerprints,
       fingerprints: delivery.fingerprints,
@@ -115,7 +115,7 @@ export function createIncidents(options: { storage: Storage; worker: IncidentWor
   /** What the views read once per request: waiting messages and the alert user's thread rows. */
   async function context(limit: number) {
     const waiting = new Set(
-      (await storage.pendingIncidentMessages()).filter((m) => m.kind === "run").map((m) => m.incidentId),
+      (await storage.incidents.pendingIncidentMessages()).filter((m) => m.kind === "run").map((m) => m.incidentId),
     );
     const threads: ThreadRows = new Map((await storage.listThreads(user.id, limit)).map((row) => [row.threadId, row]));
     return { waiting, threads };
@@ -125,13 +125,13 @@ export function createIncidents(options: { storage: Storage; worker: IncidentWor
     deliver,
     /** Firing first, then newest first; at most `limit`. */
     async list(limit: number): Promise<IncidentView[]> {
-      const incidents = await storage.listIncidents(limit);
+      const incidents = await storage.incidents.listIncidents(limit);
       const { waiting, threads } = await context(Math.max(limit * 4, 200));
       return Promise.all(incidents.map((incident) => view(incident, waiting, threads)));
     },
     /** One incident, or undefined. */
     async get(incidentId: string): Promise<IncidentView | undefined> {
-      const incident = await storage.getIncident(incidentId);
+      const incident = await storage.incidents.getIncident(incidentId);
       if (!incident) return undefined;
       const { waiting, threads } = await context(1_000);
       return view(incident, waiting, threads);

@@ -183,15 +183,7 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
   }
 
   /** Incidents and their waiting messages, on the same connection. */
-  private readonly incidents: IncidentStore = postgresIncidents(this.pool);
-
-  openIncident: IncidentStore["openIncident"] = (incident) => this.incidents.openIncident(incident);
-  changeIncident: IncidentStore["changeIncident"] = (change) => this.incidents.changeIncident(change);
-  getIncident: IncidentStore["getIncident"] = (incidentId) => this.incidents.getIncident(incidentId);
-  listIncidents: IncidentStore["listIncidents"] = (limit) => this.incidents.listIncidents(limit);
-  pendingIncidentMessages: IncidentStore["pendingIncidentMessages"] = () => this.incidents.pendingIncidentMessages();
-  finishIncidentMessage: IncidentStore["finishIncidentMessage"] = (incidentId, seq) =>
-    this.incidents.finishIncidentMessage(incidentId, seq);
+  readonly incidents: IncidentStore = postgresIncidents(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

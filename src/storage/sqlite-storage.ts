@@ -154,15 +154,7 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
   }
 
   /** Incidents and their waiting messages, on the same connection. */
-  private readonly incidents: IncidentStore = sqliteIncidents(this.db, this.statements);
-
-  openIncident: IncidentStore["openIncident"] = (incident) => this.incidents.openIncident(incident);
-  changeIncident: IncidentStore["changeIncident"] = (change) => this.incidents.changeIncident(change);
-  getIncident: IncidentStore["getIncident"] = (incidentId) => this.incidents.getIncident(incidentId);
-  listIncidents: IncidentStore["listIncidents"] = (limit) => this.incidents.listIncidents(limit);
-  pendingIncidentMessages: IncidentStore["pendingIncidentMessages"] = () => this.incidents.pendingIncidentMessages();
-  finishIncidentMessage: IncidentStore["finishIncidentMessage"] = (incidentId, seq) =>
-    this.incidents.finishIncidentMessage(incidentId, seq);
+  readonly incidents: IncidentStore = sqliteIncidents(this.db, this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.

@@ -162,8 +162,9 @@ export interface ThreadStore {
 }
 
 /** Everything opspilot stores beside LangGraph's checkpoints. */
-export interface Storage
-  extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, IncidentStore, Pruner {
+export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, Pruner {
+  /** Incidents and their waiting messages, on the same connection. */
+  readonly incidents: IncidentStore;
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;

@@ -31,14 +31,14 @@ describe("Alert intake across a restart", () => {
       const joined = { ...alert, fingerprint: "2a7eb16a9b857c70" };
       const followUp = await post(server, { ...firingFixture(), alerts: [alert, joined] });
       expect(((await followUp.json()) as { outcome: string }).outcome).toBe("follow_up");
-      const { threadId } = (await server.app.storage.getIncident(incidentId))!;
+      const { threadId } = (await server.app.storage.incidents.getIncident(incidentId))!;
       expect((await server.operator.thread(threadId)).body.status).toBe("interrupted");
       await server.stop();
 
       server = await startAlertServer(directory.path);
-      expect((await server.app.storage.pendingIncidentMessages()).map((message) => message.incidentId)).toEqual([
-        incidentId,
-      ]);
+      expect(
+        (await server.app.storage.incidents.pendingIncidentMessages()).map((message) => message.incidentId),
+      ).toEqual([incidentId]);
       const incident = (await (await server.operator.request("GET", `/api/incidents/${incidentId}`)).json()) as {
         investigation: { status: string };
       };
@@ -53,7 +53,7 @@ describe("Alert intake across a restart", () => {
       }
       await server.intake.worker.idle();
       expect((await server.app.storage.threadRecords(threadId)).runs).toHaveLength(2);
-      expect(await server.app.storage.pendingIncidentMessages()).toEqual([]);
+      expect(await server.app.storage.incidents.pendingIncidentMessages()).toEqual([]);
     } finally {
       await server.stop();
       directory.remove();
@@ -66,7 +66,7 @@ describe("Alert intake across a restart", () => {
     try {
       const { incidentId } = (await (await post(server, firingFixture())).json()) as { incidentId: string };
       await server.intake.worker.idle();
-      const { threadId } = (await server.app.storage.getIncident(incidentId))!;
+      const { threadId } = (await server.app.storage.incidents.getIncident(incidentId))!;
       await server.stop();
       // A second group's thread, left as a process leaves it when it dies mid-step (no intake running).
       const other = "incident-unfinished";
@@ -75,7 +75,7 @@ describe("Alert intake across a restart", () => {
         dbPath: join(directory.path, "opspilot.sqlite"),
         model: new DemoChatModel(),
       });
-      await bare.storage.openIncident({
+      await bare.storage.incidents.openIncident({
         incidentId: "inc_unfinished",
         source: "alertmanager",
         groupKey: "{}:{dead}",
@@ -88,7 +88,7 @@ describe("Alert intake across a restart", () => {
         userId: "alertmanager",
         message: "delivered before the crash",
       });
-      await bare.storage.finishIncidentMessage("inc_unfinished", 1);
+      await bare.storage.incidents.finishIncidentMessage("inc_unfinished", 1);
       await leaveUnfinished(bare.graph, other);
       await bare.close();
 

@@ -22,10 +22,10 @@ const incident = (groupKey: string, createdAt: number): NewIncident => ({
 
 /** The incident store's contract, the same on SQLite and PostgreSQL. */
 async function checkIncidents(storage: Storage): Promise<void> {
-  const opened = await Promise.all([1, 2, 3].map(() => storage.openIncident(incident("g1", 1_000))));
+  const opened = await Promise.all([1, 2, 3].map(() => storage.incidents.openIncident(incident("g1", 1_000))));
   expect(opened.filter((result) => result.created)).toHaveLength(1);
   expect(await storage.threadOwner("thread-g1")).toBe("alertmanager");
-  await storage.openIncident(incident("g2", 2_000));
+  await storage.incidents.openIncident(incident("g2", 2_000));
 
   const change = {
     incidentId: "inc-g1",
@@ -35,10 +35,10 @@ async function checkIncidents(storage: Storage): Promise<void> {
     kind: "run" as const,
     message: "joined",
   };
-  const raced = await Promise.all([storage.changeIncident(change), storage.changeIncident(change)]);
+  const raced = await Promise.all([storage.incidents.changeIncident(change), storage.incidents.changeIncident(change)]);
   expect(raced.filter(Boolean)).toHaveLength(1);
   expect(
-    await storage.changeIncident({
+    await storage.incidents.changeIncident({
       ...change,
       expectedFingerprints: ["a", "b"],
       fingerprints: [],
@@ -49,23 +49,23 @@ async function checkIncidents(storage: Storage): Promise<void> {
     }),
   ).toBe(true);
 
-  expect((await storage.listIncidents(10)).map((row) => [row.incidentId, row.status])).toEqual([
+  expect((await storage.incidents.listIncidents(10)).map((row) => [row.incidentId, row.status])).toEqual([
     ["inc-g2", "firing"],
     ["inc-g1", "resolved"],
   ]);
-  expect(await storage.getIncident("inc-g1")).toMatchObject({
+  expect(await storage.incidents.getIncident("inc-g1")).toMatchObject({
     resolvedAt: 3_000,
     fingerprints: [],
     severity: "critical",
   });
-  const pending = await storage.pendingIncidentMessages();
+  const pending = await storage.incidents.pendingIncidentMessages();
   expect(pending.filter((m) => m.incidentId === "inc-g1").map((m) => [m.seq, m.kind, m.message])).toEqual([
     [1, "run", "first"],
     [2, "run", "joined"],
     [3, "note", "resolved"],
   ]);
-  await storage.finishIncidentMessage("inc-g1", 1);
-  expect((await storage.pendingIncidentMessages()).map((m) => `${m.incidentId}:${m.seq}`)).toEqual(
+  await storage.incidents.finishIncidentMessage("inc-g1", 1);
+  expect((await storage.incidents.pendingIncidentMessages()).map((m) => `${m.incidentId}:${m.seq}`)).toEqual(
     expect.not.arrayContaining(["inc-g1:1"]),
   );
 }
