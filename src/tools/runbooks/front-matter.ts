@@ -10,6 +10,8 @@ export interface FrontMatter {
   services: string[];
   /** Free keywords in any language. */
   tags: string[];
+  /** Alert names (Prometheus `alertname`, PagerDuty titles) the runbook answers: an incident for one of them starts with it. */
+  alerts: string[];
 }
 
 /** A runbook's text split at its front matter. */
@@ -43,11 +45,12 @@ const FrontMatterSchema = z.object({
     .transform((value) => (value === null || value === undefined ? undefined : String(value).trim() || undefined)),
   services: TextList,
   tags: TextList,
+  alerts: TextList,
 });
 
 /** No keys: the shape of a runbook without (valid) front matter. */
 function none(): FrontMatter {
-  return { services: [], tags: [] };
+  return { services: [], tags: [], alerts: [] };
 }
 
 /** The first line of a YAML error without its own position, which counts from the front matter, not the file. */
@@ -76,6 +79,7 @@ function readFrontMatter(yamlText: string, firstLine: number): FrontMatter | str
     ...(parsed.data.title ? { title: parsed.data.title } : {}),
     services: parsed.data.services,
     tags: parsed.data.tags,
+    alerts: parsed.data.alerts,
   };
 }
 

@@ -125,7 +125,7 @@ export function parseRunbook(path: string, raw: string): { file: RunbookFile; pr
     sections.push({ id, heading: draft.heading?.text ?? title, line: draft.line, text: sectionBody });
   }
   return {
-    file: { path, title, services: frontMatter.services, tags: frontMatter.tags, sections },
+    file: { path, title, services: frontMatter.services, tags: frontMatter.tags, alerts: frontMatter.alerts, sections },
     ...(problem ? { problem } : {}),
   };
 }

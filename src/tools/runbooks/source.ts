@@ -46,6 +46,8 @@ export interface RunbookSource {
   refresh(): Promise<boolean>;
   /** Best sections (and demo runbooks, with `demo`) for a query in English or Chinese, best first. */
   searchDocs(query: string, limit?: number): Array<RunbookHit | FolderRunbookHit>;
+  /** Runbooks whose front matter `alerts` lists this alert name (compared without case), in path order. */
+  forAlert(alertname: string): RunbookFile[];
   /** Files, sections and standing problems. */
   status(): RunbookStatus;
   /** Stops watching and drops the index; waits for a re-index under way. */
@@ -179,6 +181,13 @@ export function createRunbookSource(options: RunbookSourceOptions): RunbookSourc
     refresh,
     searchDocs(query, limit = 3) {
       return state === "closed" ? [] : index.search(query, limit);
+    },
+    forAlert(alertname) {
+      const wanted = alertname.toLowerCase();
+      return [...files.values()]
+        .flatMap((read) => (read.file ? [read.file] : []))
+        .filter((file) => file.alerts.some((alert) => alert.toLowerCase() === wanted))
+        .sort((a, b) => a.path.localeCompare(b.path));
     },
     status() {
       return {

@@ -20,6 +20,8 @@ export interface RunbookFile {
   services: string[];
   /** Front matter `tags`. */
   tags: string[];
+  /** Front matter `alerts`: the alert names it answers. */
+  alerts: string[];
   /** Sections with text, in file order. */
   sections: RunbookSection[];
 }

@@ -161,6 +161,18 @@ describe("search_docs over a runbooks folder", () => {
     expect(source.status()).toEqual({ folder, files: 3, sections: 7, problems: [] });
   });
 
+  it("finds the runbooks whose front matter lists an alert, whatever its case", async () => {
+    await writeFile(
+      join(folder, "payments/pool-alerts.md"),
+      "---\ntitle: Pool alerts\nalerts: [PaymentDbPoolExhausted, DbPoolSaturation]\n---\nSee db-pool.md.\n",
+    );
+    const source = await openSource();
+    expect(source.forAlert("PaymentDbPoolExhausted").map((file) => file.path)).toEqual(["payments/pool-alerts.md"]);
+    expect(source.forAlert("dbpoolsaturation").map((file) => file.title)).toEqual(["Pool alerts"]);
+    expect(source.forAlert("PaymentDbPool")).toEqual([]);
+    expect(source.forAlert("reindex")).toEqual([]);
+  });
+
   it("ranks folder sections together with the demo runbooks when the demo is on", async () => {
     const source = await openSource({ demo: true });
     const hits = await searchDocs(source, "PAY-5031 DB_POOL_EXHAUSTED", 4);
@@ -321,6 +333,7 @@ describe("splitting a runbook into sections", () => {
         title: "Queue backlog",
         services: [],
         tags: [],
+        alerts: [],
         sections: [
           { id: "ops/queue.md", heading: "Queue backlog", line: 1, text: "Intro before any heading." },
           {
