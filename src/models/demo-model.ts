@@ -17,6 +17,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import type { Runnable } from "@langchain/core/runnables";
 import { writeAnswer } from "./demo/answer.js";
 import { detectIntent, followUp } from "./demo/intent.js";
+import { inIncident } from "./demo/incident-intent.js";
 import { planNextCalls } from "./demo/plan.js";
 import { earlierRequests, readTurn } from "./demo/turn.js";
 import { BoundToolNames } from "./demo/tool-names.js";
@@ -120,7 +121,8 @@ export class DemoChatModel extends BaseChatModel {
   private respond(messages: BaseMessage[]): AIMessage {
     const names = new BoundToolNames(this.boundTools);
     const turn = names.bareTurn(readTurn(messages));
-    const intent = followUp(detectIntent(turn.request), earlierRequests(messages));
+    const earlier = earlierRequests(messages);
+    const intent = inIncident(followUp(detectIntent(turn.request), earlier), earlier);
     const bound = names.bare();
     const calls = planNextCalls(turn, intent, bound);
     const toolCalls: ToolCall[] = calls.map((call) => ({

@@ -1,4 +1,6 @@
-import { logsOf, relevantRunbooks, runbooksOf, serviceOf, type LogSummary } from "./data.js";
+import { logsOf, serviceOf } from "./data.js";
+import { docsLines, logLines } from "./evidence-lines.js";
+import { alertLines, silenceLines } from "./incident-answer.js";
 import { metricsLines } from "./metrics-answer.js";
 import type { Intent } from "./intent.js";
 import { phrases, type Phrases } from "./phrases.js";
@@ -42,6 +44,10 @@ function bodyLines(turn: Turn, intent: Intent, p: Phrases, boundTools: ReadonlyS
       return [p.help];
     case "docs":
       return docsLines(turn, p, [], undefined);
+    case "alert":
+      return alertLines(turn, intent, p, boundTools);
+    case "silence":
+      return silenceLines(turn, intent, boundTools);
     case "investigate":
       return investigateLines(turn, intent, p, boundTools);
     case "restart":
@@ -82,34 +88,6 @@ function investigateLines(turn: Turn, intent: Intent, p: Phrases, boundTools: Re
   else if (hit && !boundTools.has("search_logs")) lines.push(p.toolUnavailable("search_logs"));
   if (intent.wantsDocs)
     lines.push(...docsLines(turn, p, logs?.byCode.map((entry) => entry.code) ?? [], hit?.id ?? logs?.service));
-  return lines;
-}
-
-function logLines(logs: LogSummary, service: string, p: Phrases): string[] {
-  const total = logs.total ?? logs.byCode.reduce((sum, entry) => sum + entry.count, 0);
-  if (total === 0 && logs.byCode.length === 0) return [p.noErrors(service, logs.environment)];
-  const lines = [p.logsHeader(service, logs.environment, total), ...logs.byCode.map((entry) => p.codeLine(entry))];
-  if (logs.partial) lines.push(p.partialLogs);
-  return lines;
-}
-
-function docsLines(turn: Turn, p: Phrases, codes: string[], serviceId: string | undefined): string[] {
-  const observation = lastObservation(turn, "search_docs");
-  if (!observation?.ok) return [];
-  const runbooks = relevantRunbooks(runbooksOf(observation), codes, serviceId);
-  if (runbooks.length === 0) return [p.noRunbooks];
-  const lines = [
-    p.adviceHeader,
-    ...runbooks.flatMap((runbook) =>
-      p.runbookLines(
-        runbook,
-        runbook.errorCodes.filter((code) => codes.includes(code)),
-      ),
-    ),
-  ];
-  const uncovered = codes.filter((code) => !runbooks.some((runbook) => runbook.errorCodes.includes(code)));
-  if (codes.length > 0 && uncovered.length > 0) lines.push(p.uncovered(uncovered));
-  lines.push(p.cited(runbooks.map((runbook) => runbook.id)));
   return lines;
 }
 

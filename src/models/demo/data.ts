@@ -105,8 +105,21 @@ export function runbooksOf(observation: SeenObservation | undefined): RunbookHit
       titleZh: text(hit.titleZh),
       services: texts(hit.services),
       errorCodes: texts(hit.errorCodes),
-      advice: texts(hit.advice),
+      advice: hit.advice === undefined ? snippetSteps(hit.snippet) : texts(hit.advice),
     }));
+}
+
+/** Most steps read from a runbook section's text. */
+const SNIPPET_STEPS = 3;
+
+/** A section of the team's own runbooks (its Markdown `snippet`) as steps: its lines of text, list markers and headings left out. */
+function snippetSteps(snippet: unknown): string[] {
+  if (typeof snippet !== "string") return [];
+  return snippet
+    .split("\n")
+    .map((line) => line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").trim())
+    .filter((line) => line.length > 0 && !line.startsWith("#") && !line.startsWith("---"))
+    .slice(0, SNIPPET_STEPS);
 }
 
 /**

@@ -1,7 +1,11 @@
 import { detectLanguage, type Language } from "../../contracts/language.js";
+import { readAlert, type AlertFacts } from "./alert-text.js";
+import { alertIntent } from "./incident-intent.js";
+import { readSilenceRequest, type SilenceRequest } from "./silence.js";
 
 /** What the user asked for, as far as the demo model understands it. */
-export type IntentKind = "investigate" | "restart" | "rollback" | "metrics" | "docs" | "greeting" | "thanks" | "help";
+export type IntentKind =
+  "alert" | "silence" | "investigate" | "restart" | "rollback" | "metrics" | "docs" | "greeting" | "thanks" | "help";
 
 /** The user's request, read once per model turn. */
 export interface Intent {
@@ -19,6 +23,10 @@ export interface Intent {
   docsQuery?: string;
   /** Version to roll back to, when named. */
   toVersion?: string;
+  /** The alert to investigate (`alert`) or silence (`silence`: the thread's, when it has one). */
+  alert?: AlertFacts;
+  /** How long to silence, for `silence`. */
+  silence?: SilenceRequest;
 }
 
 const PATTERNS = {
@@ -86,6 +94,7 @@ const EN_STOPWORDS = new Set([
   "my",
   "this",
   "that",
+  "it",
   "check",
   "restart",
   "rollback",
@@ -111,6 +120,8 @@ function withoutFigures(text: string): string {
 /** Reads the intent of one user request. */
 export function detectIntent(text: string): Intent {
   const language = detectLanguage(text);
+  const alert = readAlert(text);
+  if (alert) return alertIntent(alert, language);
   const serviceQuery = extractServiceQuery(text, language);
   const wantsDocs = PATTERNS.docs.test(text);
   const base = {
@@ -121,6 +132,8 @@ export function detectIntent(text: string): Intent {
     // An error code names what to look up more precisely than a service does.
     docsQuery: extractErrorCode(text) ?? serviceQuery,
   };
+  const silence = readSilenceRequest(text);
+  if (silence) return { ...base, kind: "silence", silence };
   if (PATTERNS.rollback.test(text)) return { ...base, kind: "rollback", toVersion: extractVersion(text) };
   if (PATTERNS.restart.test(text)) return { ...base, kind: "restart" };
   if (PATTERNS.figures.test(text) && serviceQuery && !PATTERNS.investigate.test(withoutFigures(text)))
@@ -133,8 +146,15 @@ export function detectIntent(text: string): Intent {
   return { ...base, kind: "help" };
 }
 
-/** What a follow-up may carry over from an earlier question. */
-const CARRIED_KINDS: ReadonlySet<IntentKind> = new Set(["investigate", "metrics", "docs", "restart", "rollback"]);
+/** What a follow-up may carry over from an earlier question (an alert's investigation is carried as one). */
+const CARRIED_KINDS: ReadonlySet<IntentKind> = new Set([
+  "investigate",
+  "metrics",
+  "docs",
+  "restart",
+  "rollback",
+  "alert",
+]);
 
 /**
  * A request that only names a service ("and the order service?", "那订单服务呢？") asks the
@@ -146,10 +166,10 @@ export function followUp(intent: Intent, earlier: readonly string[]): Intent {
   if (intent.kind !== "help" || !intent.serviceQuery) return intent;
   const previous = earlier.map(detectIntent).find((candidate) => CARRIED_KINDS.has(candidate.kind));
   if (!previous) return intent;
-  const reads = previous.kind === "investigate" || previous.kind === "metrics" || previous.kind === "docs";
+  const reads = ["investigate", "metrics", "docs", "alert"].includes(previous.kind);
   return {
     ...intent,
-    kind: previous.kind,
+    kind: previous.kind === "alert" ? "investigate" : previous.kind,
     wantsDocs: previous.wantsDocs,
     docsQuery: intent.serviceQuery,
     environment: intent.environment ?? (reads ? previous.environment : undefined),

@@ -1,5 +1,6 @@
 import type { Intent } from "./intent.js";
 import { serviceOf } from "./data.js";
+import { alertCalls, silenceCalls } from "./incident-plan.js";
 import { lastObservation, wasCalled, type Turn } from "./turn.js";
 
 /** A tool call the demo model proposes. */
@@ -24,11 +25,11 @@ export const ACTION_TOOL = {
  * or nothing more can be learned with the bound tools).
  */
 export function planNextCalls(turn: Turn, intent: Intent, boundTools: ReadonlySet<string>): ProposedCall[] {
-  const wanted = wantedCalls(turn, intent);
+  const wanted = wantedCalls(turn, intent, boundTools);
   return wanted.filter((call) => boundTools.has(call.name) && !wasCalled(turn, call.name));
 }
 
-function wantedCalls(turn: Turn, intent: Intent): ProposedCall[] {
+function wantedCalls(turn: Turn, intent: Intent, boundTools: ReadonlySet<string>): ProposedCall[] {
   const environment = intent.environment ? { environment: intent.environment } : {};
   const service = serviceOf(lastObservation(turn, "search_resource"))?.id;
   const calls: ProposedCall[] = [];
@@ -37,6 +38,10 @@ function wantedCalls(turn: Turn, intent: Intent): ProposedCall[] {
   };
 
   switch (intent.kind) {
+    case "alert":
+      return alertCalls(turn, intent, boundTools);
+    case "silence":
+      return silenceCalls(turn, intent, boundTools);
     case "investigate":
       findService();
       if (intent.wantsDocs && intent.docsQuery) calls.push({ name: "search_docs", args: { query: intent.docsQuery } });
