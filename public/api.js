@@ -62,6 +62,11 @@ export async function listThreads() {
   return (await (await request("/api/threads?mine=1")).json()).threads;
 }
 
+/** The incidents the caller's team follows (operators and admins; others get a 403), firing first, then the newest. */
+export async function listIncidents() {
+  return (await (await request("/api/incidents")).json()).incidents;
+}
+
 /** The full (masked) result of one call; undefined when none was kept (failed calls keep none). */
 export async function getResult(threadId, callId) {
   try {

@@ -4,6 +4,7 @@ import { putThreadIdInAddress, threadIdFromAddress } from "./address.js";
 import * as api from "./api.js";
 import { apiErrorText, applyStaticLabels, t, toggleLanguage } from "./i18n.js";
 import { answerNote, recordedAnswerNote, renderPause } from "./pause.js";
+import { IncidentList } from "./incidents.js";
 import { ThreadList } from "./threads.js";
 import { Transcript } from "./transcript.js";
 
@@ -40,6 +41,19 @@ const threadList = new ThreadList({
   count: byId("waiting-count"),
   current: () => state.threadId,
 });
+const incidentList = new IncidentList({
+  list: byId("incident-list"),
+  panel: byId("incidents-panel"),
+  count: byId("firing-count"),
+  error: byId("incidents-error"),
+  current: () => state.threadId,
+});
+
+/** Reloads the conversations and the incidents beside them. */
+function refreshLists() {
+  void threadList.refresh();
+  void incidentList.refresh();
+}
 
 function setThreadId(threadId) {
   state.threadId = threadId;
@@ -109,7 +123,7 @@ function renderEvent(event, live = true) {
     case "run_finished":
       state.finished = true;
       transcript.finished(event.runId, event);
-      threadList.refresh();
+      refreshLists();
       return;
   }
 }
@@ -164,7 +178,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function showPause(slot, interrupt) {
   state.paused = true;
   ui.stop.hidden = false;
-  threadList.refresh();
+  refreshLists();
   renderPause(slot, interrupt, (resume, refuse) => {
     let accepted = false;
     state.follow = true;
@@ -241,7 +255,7 @@ async function load() {
   state.paused = false;
   state.follow = true;
   ui.stop.hidden = !state.running;
-  threadList.refresh();
+  refreshLists();
   if (!state.threadId) {
     transcript.clear();
     transcript.showEmpty();

@@ -75,3 +75,27 @@ export function readableSummary(summary) {
 export function formatValue(value) {
   return typeof value === "string" ? value : formatArgs(value);
 }
+
+/**
+ * Wraps a loader so calls made while one load runs share one more load after it: a burst of
+ * refreshes costs at most two requests, and the last one sees everything asked before it.
+ */
+export function coalesced(load) {
+  let pending;
+  let again = false;
+  const run = () => {
+    if (pending) {
+      again = true;
+      return pending;
+    }
+    pending = load().finally(() => {
+      pending = undefined;
+      if (again) {
+        again = false;
+        void run();
+      }
+    });
+    return pending;
+  };
+  return run;
+}

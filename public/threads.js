@@ -1,6 +1,6 @@
 // The thread list: the user's own conversations, those waiting for them first (`GET /api/threads?mine=1`).
 import * as api from "./api.js";
-import { h } from "./dom.js";
+import { coalesced, h } from "./dom.js";
 import { currentLanguage, t } from "./i18n.js";
 
 /** Draws the list into `list` (inside the `panel` disclosure) and the waiting count into `count`. */
@@ -10,7 +10,6 @@ export class ThreadList {
     this.panel = panel;
     this.count = count;
     this.current = current;
-    this.pending = undefined;
     // Open beside the conversation on wide screens; one line above it on phones.
     const wide = window.matchMedia("(min-width: 64rem)");
     this.panel.open = wide.matches;
@@ -19,18 +18,8 @@ export class ThreadList {
 
   /** Reloads the list; calls made while one is loading share the next load. */
   refresh() {
-    if (this.pending) {
-      this.again = true;
-      return this.pending;
-    }
-    this.pending = this.load().finally(() => {
-      this.pending = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.refresh();
-      }
-    });
-    return this.pending;
+    this.refreshOnce ??= coalesced(() => this.load());
+    return this.refreshOnce();
   }
 
   async load() {
@@ -55,10 +44,6 @@ export class ThreadList {
     const current = this.current();
     this.list.replaceChildren(
       ...threads.map((thread) => {
-        const url = new URL(location.href);
-        url.hash = "";
-        url.search = "";
-        url.searchParams.set("thread", thread.threadId);
         const badge = thread.waitingForYou
           ? h("span", { class: "badge waiting", text: t("waitingForYou") })
           : thread.status === "running"
@@ -70,7 +55,7 @@ export class ThreadList {
           h(
             "a",
             {
-              href: `${url.pathname}${url.search}`,
+              href: threadHref(thread.threadId),
               "aria-current": thread.threadId === current ? "page" : undefined,
             },
             h("span", { class: "thread-title", text: thread.title || t("untitled") }),
@@ -78,7 +63,7 @@ export class ThreadList {
               "span",
               { class: "thread-meta" },
               badge,
-              h("time", { datetime: thread.updatedAt, text: when(thread.updatedAt) }),
+              h("time", { datetime: thread.updatedAt, text: shortTime(thread.updatedAt) }),
             ),
           ),
         );
@@ -87,12 +72,21 @@ export class ThreadList {
   }
 }
 
-/** A short local time: the clock today, else the date. */
-function when(iso) {
+/** The page's own link to a thread (`/?thread=<id>`), as a conversation or an incident notice opens it. */
+export function threadHref(threadId) {
+  const url = new URL(location.href);
+  url.hash = "";
+  url.search = "";
+  url.searchParams.set("thread", threadId);
+  return `${url.pathname}${url.search}`;
+}
+
+/** A short local time: the clock today, else the date (with the clock too when `withClock`). */
+export function shortTime(iso, { withClock = false } = {}) {
   const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return String(iso ?? "");
   const locale = currentLanguage() === "zh" ? "zh-CN" : "en-US";
-  const today = new Date().toDateString() === date.toDateString();
-  return today
-    ? date.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" })
-    : date.toLocaleDateString(locale, { month: "short", day: "numeric" });
+  const clock = { hour: "2-digit", minute: "2-digit" };
+  if (new Date().toDateString() === date.toDateString()) return date.toLocaleTimeString(locale, clock);
+  return date.toLocaleString(locale, { month: "short", day: "numeric", ...(withClock ? clock : {}) });
 }

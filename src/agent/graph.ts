@@ -19,6 +19,7 @@ import { noCancelSignals, type CancelSignals } from "../graph/context.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Storage } from "../storage/types.js";
 import type { ContextBudget } from "../models/context-budget.js";
+import type { ToolRateLimits } from "../execution/tool-rate-limits.js";
 
 /** Everything the graph's nodes depend on. */
 export interface GraphDeps {
@@ -34,6 +35,8 @@ export interface GraphDeps {
   systemPrompt?: string;
   /** The model's context window and how to count it (the demo model's when omitted); every request fits it. */
   contextBudget?: ContextBudget;
+  /** The `rateLimit` budgets, shared by every process on PostgreSQL (this process's memory when omitted). */
+  rateLimits?: ToolRateLimits;
 }
 
 /**
@@ -58,7 +61,11 @@ export function buildGraph(deps: GraphDeps) {
     .addEdge("finish_run", END);
 }
 
-/** Compiles the graph with a checkpointer (omit it when a LangGraph server supplies one). */
+/**
+ * Compiles the graph with a checkpointer (omit it when a LangGraph server supplies one). No node
+ * reads LangGraph's store, so none is compiled in: a graph with a store polls it on a timer for
+ * as long as each run lives.
+ */
 export function compileGraph(deps: GraphDeps, checkpointer?: BaseCheckpointSaver) {
   return buildGraph(deps).compile({ checkpointer, name: "opspilot" });
 }

@@ -1,5 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import type { Database } from "better-sqlite3";
 import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
@@ -10,6 +10,8 @@ import type { Runtime } from "../service/runtime.js";
 import type { RuntimeSettings } from "../service/runtime-settings.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/pause-webhook.js";
+import { createIncidentReports, type IncidentReports, type IncidentAnswer } from "../service/incident-reports.js";
+import { conclusionOf, recordConclusion } from "../service/past-incidents.js";
 import { openSqlite } from "../storage/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
 import { createThreadTools, OpsStore, PostgresLedger, type EstateLedger, type RunbookSource } from "../tools/index.js";
@@ -23,6 +25,8 @@ import { watchToolKeys } from "./config-check.js";
 import { dailyQuotas, serverRunLimits } from "./run-limits.js";
 import { wireLoop } from "./wire-loop.js";
 import { contextBudgetOf } from "./hosted-graph.js";
+import { postgresBudgets, type BudgetStore } from "../execution/rate-limit-store.js";
+import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -49,6 +53,8 @@ export interface AppOptions extends Pick<
    * from the config (`openApp` waits for the first index, `createApp` does not).
    */
   runbooks?: RunbookSource;
+  /** Told once of each run on an incident's thread that ended, whoever started it (errors are logged). */
+  onIncidentAnswer?: (report: IncidentAnswer) => void | Promise<void>;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -57,6 +63,8 @@ export interface App {
   runtime: Runtime;
   graph: OpsPilotGraph;
   storage: Storage;
+  /** LangGraph's store the graph is compiled with (`PostgresStore` with `DATABASE_URL`, else `SqliteStore`): past incidents. */
+  store: BaseStore;
   ops: OpsStore;
   registry: ToolRegistry;
   /** The config file in use (the defaults when there is none). */
@@ -73,10 +81,14 @@ export interface App {
 interface Backend {
   checkpointer: BaseCheckpointSaver;
   storage: Storage;
+  store: BaseStore;
   /** The SQLite connection the demo dataset lives on. */
   opsDb: Database;
   /** Where the demo estate's restarts and rollbacks live when not in `opsDb` (PostgreSQL, shared by replicas). */
   opsLedger?: EstateLedger;
+  /** Where the tools' `rateLimit` budgets are counted when not in this process's memory (PostgreSQL, shared by replicas). */
+  budgets?: BudgetStore;
+  /** Closes the store, then the databases. */
   close(): Promise<void>;
 }
 
@@ -101,16 +113,33 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
   const limits = serverRunLimits(env, config);
   const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
+  const incidentReports = incidentReportsOf(env, {
+    storage: backend.storage,
+    logger,
+    // Each answered investigation is kept, so the next incident like it starts from its conclusion.
+    onAnswer: async (report) => {
+      if (report.answer) await recordConclusion(backend.store, conclusionOf(report, publicUrlOf(env)));
+      await options.onIncidentAnswer?.(report);
+    },
+  });
   const { graph, runtime } = wireLoop({
     ...options,
     model,
     registry,
     ...backend,
+    onEvent: (event) => {
+      options.onEvent?.(event);
+      incidentReports.observe(event);
+    },
     onPause: pauseWebhook?.notify,
     defaults: { ...limits.defaults, ...options.defaults },
     limits: limits.policy,
     quotas: dailyQuotas(env),
     contextBudget: contextBudgetOf(env),
+    rateLimits: new ToolRateLimits({
+      store: backend.budgets,
+      onStoreError: (message, error) => logger.error(message, error),
+    }),
     keepHistory: options.keepHistory ?? env.OPSPILOT_CHECKPOINTS === "history",
     // Incident threads belong to the on-call team (docs/incidents.md).
     sharedOwners: [env.OPSPILOT_ALERT_USER.id],
@@ -120,6 +149,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     runtime,
     graph,
     storage: backend.storage,
+    store: backend.store,
     ops,
     registry,
     config,
@@ -127,8 +157,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     health: () => healthReport(sources),
     async close() {
       await runtime.close();
-      // Before the storage closes: a notice still checks the thread's recorded events.
-      await pauseWebhook?.close();
+      // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
+      await Promise.all([pauseWebhook?.close(), incidentReports.close()]);
       await closeSources(sources);
       await runbooks?.close();
       await backend.close();
@@ -139,14 +169,35 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
 /** The pause notifier `OPSPILOT_PAUSE_WEBHOOK` asks for, linking to `OPSPILOT_PUBLIC_URL` (else this server's address). */
 function pauseWebhookOf(env: Env, storage: Storage, logger: Logger): PauseWebhook | undefined {
   if (!env.OPSPILOT_PAUSE_WEBHOOK) return undefined;
-  const host = env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST;
   return createPauseWebhook({
     url: env.OPSPILOT_PAUSE_WEBHOOK,
     format: env.OPSPILOT_PAUSE_WEBHOOK_FORMAT,
-    publicUrl: env.OPSPILOT_PUBLIC_URL ?? `http://${host}:${env.PORT}/`,
+    publicUrl: publicUrlOf(env),
     events: storage,
     logger,
   });
+}
+
+/**
+ * The reporter of incident threads' runs: always there, since alert intake may run on any
+ * process and a person may answer an incident's pause from any; it POSTs notices only with
+ * `OPSPILOT_INCIDENT_WEBHOOK`.
+ */
+function incidentReportsOf(
+  env: Env,
+  parts: { storage: Storage; logger: Logger; onAnswer: AppOptions["onIncidentAnswer"] },
+): IncidentReports {
+  const url = env.OPSPILOT_INCIDENT_WEBHOOK;
+  return createIncidentReports({
+    ...parts,
+    webhook: url ? { url, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT, publicUrl: publicUrlOf(env) } : undefined,
+  });
+}
+
+/** Where people open the page: `OPSPILOT_PUBLIC_URL`, else this server's address. */
+function publicUrlOf(env: Env): string {
+  const host = env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST;
+  return env.OPSPILOT_PUBLIC_URL ?? `http://${host}:${env.PORT}/`;
 }
 
 async function closeSources(sources: readonly ToolSource[]): Promise<void> {
@@ -167,6 +218,7 @@ export function createApp(options: AppOptions = {}): App {
   return assemble({ ...options, config }, env, model, {
     checkpointer: sqlite.checkpointer,
     storage: sqlite.storage,
+    store: sqlite.store,
     opsDb: sqlite.db,
     close: async () => sqlite.close(),
   });
@@ -174,8 +226,8 @@ export function createApp(options: AppOptions = {}): App {
 
 /**
  * Assembles opspilot from the environment: with `DATABASE_URL`, checkpoints, journal, records,
- * events, run leases and the demo estate's restarts and rollbacks live in PostgreSQL, shared by
- * every process serving the same threads; the demo dataset's static part (services, logs,
+ * events, run leases, the tools' `rateLimit` budgets and the demo estate's restarts and
+ * rollbacks live in PostgreSQL, shared by every process serving the same threads; the demo dataset's static part (services, logs,
  * runbooks, and their search indexes) is rebuilt in this process's SQLite file `OPSPILOT_DB`.
  * Without it, as `createApp`.
  */
@@ -212,11 +264,18 @@ async function openBackend(options: AppOptions, env: Env): Promise<App> {
     demo.close();
     throw error;
   });
+  const budgets = await postgresBudgets(postgres.pool).catch(async (error: unknown) => {
+    await postgres.close();
+    demo.close();
+    throw error;
+  });
   return assemble(options, env, model, {
     checkpointer: postgres.checkpointer,
     storage: postgres.storage,
+    store: postgres.store,
     opsDb: demo.db,
     opsLedger,
+    budgets,
     async close() {
       await postgres.close();
       demo.close();

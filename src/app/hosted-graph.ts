@@ -12,6 +12,8 @@ import { builtInTools, startRunbooks } from "./runbooks.js";
 import { buildToolRegistry, startToolSources } from "./tool-catalog.js";
 import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
 import type { DailyQuotas } from "../service/quotas.js";
+import { postgresBudgets } from "../execution/rate-limit-store.js";
+import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 
 /** The graph a LangGraph server hosts, and the run limits its runs are held to. */
 export interface HostedGraph {
@@ -33,8 +35,9 @@ export interface HostedGraph {
  * The graph a LangGraph server hosts (`langgraph.json` through `studio.ts`): the tools of the
  * config file (`OPSPILOT_CONFIG`; MCP servers connect in the background), the model from
  * `env`, and no checkpointer, because the server supplies its own. The write journal and the
- * records and the demo estate's restarts and rollbacks live in PostgreSQL when `DATABASE_URL`
- * is set, shared by every replica (the at-most-once journal must be), else in `OPSPILOT_DB`;
+ * records, the demo estate's restarts and rollbacks and the tools' `rateLimit` budgets live in
+ * PostgreSQL when `DATABASE_URL` is set, shared by every replica (the at-most-once journal
+ * must be), else in `OPSPILOT_DB` and this process's memory;
  * the demo dataset's static part is rebuilt in each replica's `OPSPILOT_DB`. Runs end on their own:
  * the server cancels them. `model` replaces the environment's (the benchmark's scripted model).
  */
@@ -57,6 +60,10 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
     registry,
     storage,
     contextBudget: contextBudgetOf(env),
+    rateLimits: new ToolRateLimits({
+      store: shared?.budgets,
+      onStoreError: (message, error) => logger.error(message, error),
+    }),
   });
   const close = async () => {
     await shared?.close();
@@ -66,7 +73,7 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
 }
 
 /**
- * The journal, records and the demo estate's mutable state in PostgreSQL (loaded only then:
+ * The journal, records, the demo estate's mutable state and the call budgets in PostgreSQL (loaded only then:
  * SQLite servers pay nothing for the client).
  */
 async function sharedStorage(databaseUrl: string, demo: { close(): void }) {
@@ -77,7 +84,8 @@ async function sharedStorage(databaseUrl: string, demo: { close(): void }) {
   });
   try {
     const ledger = await PostgresLedger.open(postgres.pool);
-    return { storage: postgres.storage, ledger, close: postgres.close };
+    const budgets = await postgresBudgets(postgres.pool);
+    return { storage: postgres.storage, ledger, budgets, close: postgres.close };
   } catch (error) {
     await postgres.close();
     demo.close();

@@ -8,6 +8,7 @@ import { createRuntime } from "../service/create-runtime.js";
 import { type RuntimeSettings } from "../service/runtime-settings.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { ToolRateLimits } from "../execution/tool-rate-limits.js";
 
 /** The parts the loop is wired from, whatever hosts it, and how its runtime behaves. */
 export interface LoopParts extends RuntimeSettings {
@@ -21,6 +22,8 @@ export interface LoopParts extends RuntimeSettings {
   checkpointer: BaseCheckpointSaver;
   /** The model's context window (the demo model's when omitted): every request is built to fit it. */
   contextBudget?: ContextBudget;
+  /** The `rateLimit` budgets, shared by every process on PostgreSQL (this process's memory when omitted). */
+  rateLimits?: ToolRateLimits;
 }
 
 /**
@@ -36,6 +39,7 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
       storage: parts.storage,
       cancellations,
       contextBudget: parts.contextBudget,
+      rateLimits: parts.rateLimits,
     },
     parts.checkpointer,
   );

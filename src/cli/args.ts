@@ -5,6 +5,7 @@ import type { RunLimitsRequest } from "../contracts/limits.js";
 import { LIMIT_FLAG_OPTIONS, parseLimitFlags } from "./limit-flags.js";
 import { carriedFlags, readCallFlags } from "./call-flags.js";
 import type { DirectCall } from "./direct-call-model.js";
+import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/multitask-strategy.js";
 
 /** The flags that answer a pause from the command line. */
 export interface DecisionFlags {
@@ -41,6 +42,8 @@ export interface CliArgs {
   call?: DirectCall;
   /** No model is asked (`--call`, `--no-model`): a tool's observation is the answer. */
   noModel: boolean;
+  /** What a question does when its thread is running or paused (`--multitask`); asked on a terminal when absent. */
+  multitask?: MultitaskStrategy;
   /**
    * The flags a printed command repeats so that it runs as this one did: `--user`, `--role`,
    * the limit flags and `--no-model`, as given (output flags such as `--json` are the reader's choice).
@@ -63,6 +66,7 @@ const OPTIONS = {
   tools: { type: "boolean" },
   call: { type: "string" },
   "no-model": { type: "boolean" },
+  multitask: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -123,6 +127,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     limits: parseLimitFlags(values),
     ...(call ? { call } : {}),
     noModel,
+    ...(values.multitask !== undefined ? { multitask: multitask(values.multitask) } : {}),
     carried: carriedFlags(values, noModel),
   };
 }
@@ -171,6 +176,13 @@ function userId(value: string | undefined): string {
   if (value === undefined) return "local";
   if (!USER_ID.test(value)) throw new CliUsageError(`--user must be 1-64 letters, digits or . _ @ - (got "${value}").`);
   return value;
+}
+
+function multitask(value: string): MultitaskStrategy {
+  const parsed = MultitaskStrategySchema.safeParse(value);
+  if (!parsed.success)
+    throw new CliUsageError(`--multitask must be one of reject, enqueue, interrupt (got "${value}").`);
+  return parsed.data;
 }
 
 function role(value: string | undefined): string {

@@ -30,6 +30,9 @@ export async function runAsk(ctx: CliContext, args: CliArgs): Promise<number> {
       throw new CliUsageError("Give either a question or an answer to the pause, not both.");
     return exitCode(await answerWithFlags(ctx, opened, args.decisions));
   }
+  // A question to a running thread, or one sent past a pause (--multitask), meets the thread as it is.
+  if (args.question !== undefined && (opened.view.status === "running" || sendsPast(args)))
+    return exitCode(await askQuestion(ctx, args.thread, args.question, opened.renderer));
   // Without a terminal a paused thread cannot take a question: say so before printing anything.
   if (args.question !== undefined && opened.view.interrupt && !ctx.interactive)
     throw new ThreadPausedError(args.thread);
@@ -41,6 +44,11 @@ export async function runAsk(ctx: CliContext, args: CliArgs): Promise<number> {
     );
   }
   return exitCode(await askQuestion(ctx, args.thread, args.question, opened.renderer));
+}
+
+/** Whether the question goes past what the thread is doing (queued or interrupting) instead of settling it first. */
+function sendsPast(args: CliArgs): boolean {
+  return args.multitask === "enqueue" || args.multitask === "interrupt";
 }
 
 /** The carried flags of a command that asks the model again. */

@@ -20,9 +20,12 @@ export async function runChat(ctx: CliContext, args: CliArgs): Promise<number> {
   let renderer: EventRenderer;
   if (args.thread !== undefined) {
     const opened = await openThread(ctx, args.thread);
+    // A running thread is left to its run: the first question meets it (and may wait or interrupt).
     const settled = hasDecisionFlags(args.decisions)
       ? await answerWithFlags(ctx, opened, args.decisions)
-      : await settleThread(ctx, opened);
+      : opened.view.status === "running"
+        ? undefined
+        : await settleThread(ctx, opened);
     if (settled?.pause) return endAtPause(ctx, opened.view.threadId, settled);
     ({ threadId } = opened.view);
     renderer = opened.renderer;

@@ -98,6 +98,7 @@ function contextFor(
     runtime: app.runtime,
     user: args.user,
     runOptions: Object.keys(args.limits).length > 0 ? args.limits : undefined,
+    ...(args.multitask ? { multitask: args.multitask } : {}),
     carried: args.carried,
     out: (line) => void io.stdout.write(line + "\n"),
     write: (text) => void io.stdout.write(text),

@@ -6,6 +6,7 @@ import type { ErrorCode } from "../contracts/observation.js";
 import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../contracts/user.js";
+import type { MultitaskStrategy } from "../service/multitask-strategy.js";
 import { resumeInstructions } from "./pause.js";
 import { promptResume } from "./pause-prompt.js";
 import { leavingOnExit, type Prompter } from "./prompter.js";
@@ -19,6 +20,8 @@ export interface CliContext {
   user: RunUser;
   /** Per-run options from the flags. */
   runOptions?: RunOptionsRequest;
+  /** What a question does when its thread is running or paused (`--multitask`); asked in place when absent. */
+  multitask?: MultitaskStrategy;
   /** Flags every printed command repeats (`--user`, `--role`, limits, `--no-model`), so it answers as this run does. */
   carried: readonly string[];
   /** Writes one line to stdout. */

@@ -5,6 +5,7 @@ import { decisionsFromFlags } from "./decisions.js";
 import { describePause } from "./pause.js";
 import { EventRenderer, seedFromMessages } from "./render.js";
 import { consumeRun, settlePauses, type CliContext, type RunOutcome } from "./session.js";
+import { postQuestion } from "./post-question.js";
 
 /** A thread as the CLI found it, with a renderer that continues its tags and steps. */
 export interface OpenedThread {
@@ -18,16 +19,17 @@ export async function openThread(ctx: CliContext, threadId: string): Promise<Ope
   return { view, renderer: new EventRenderer(ctx.style, seedFromMessages(view.messages)) };
 }
 
-/** Runs one question on the thread and follows it through its pauses. */
+/** Runs one question on the thread (by `--multitask`, or as the user chooses when it is busy) and follows it through its pauses. */
 export async function askQuestion(
   ctx: CliContext,
   threadId: string,
   question: string,
   renderer: EventRenderer,
 ): Promise<RunOutcome> {
+  const posted = await postQuestion(ctx, threadId, question);
+  if ("outcome" in posted) return posted.outcome;
   renderer.newRun();
-  const events = await ctx.runtime.startRun({ threadId, message: question, user: ctx.user, options: ctx.runOptions });
-  return settlePauses(ctx, threadId, await consumeRun(ctx, threadId, events, renderer), renderer);
+  return settlePauses(ctx, threadId, await consumeRun(ctx, threadId, posted.events, renderer), renderer);
 }
 
 /** Answers the thread's pause with the decision flags, then follows the resumed run. */

@@ -38,6 +38,9 @@ Options:
       --token-budget <n>   tokens the run may spend
       --cost-budget <usd>  dollars the run may spend (needs OPSPILOT_PRICE_*_PER_MTOK)
                            Limits may only tighten the OPSPILOT_* ceilings; above one, exit 2
+      --multitask <how>    a question to a running or paused thread: enqueue (wait in the queue),
+                           interrupt (stop the run or close the pause, then send) or reject (default);
+                           without it a terminal or a chat asks w/i/c
       --tools              list the tools: kind, risk, roles, asked fields, timeout, rate limit, fallback,
                            source and whether the server is up, with the config file's overrides applied
   -h, --help               show this help

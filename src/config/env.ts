@@ -33,7 +33,7 @@ function parseApiTokens(value: string, ctx: z.RefinementCtx): ReadonlyMap<string
   return tokens;
 }
 
-/** Shapes of a pause notice's body (`src/service/pause-webhook-body.ts`). */
+/** Shapes of a pause or incident notice's body (`src/service/pause-webhook-body.ts`, `incident-notice-body.ts`). */
 const PAUSE_WEBHOOK_FORMATS = ["json", "slack", "feishu", "dingtalk"] as const;
 
 /** An integer variable in [min, max], with one message for every way it can be wrong. */
@@ -133,6 +133,13 @@ export const EnvSchema = z.object({
     .regex(/^\S{16,}$/, { error: "must be at least 16 characters without spaces" })
     .optional()
     .describe("Bearer token Alertmanager sends to POST /api/alerts/alertmanager; unset turns alert intake off"),
+  OPSPILOT_PAGERDUTY_SECRET: z
+    .string()
+    .regex(/^\S{16,}$/, { error: "must be at least 16 characters without spaces" })
+    .optional()
+    .describe(
+      "Signing secret of the PagerDuty V3 webhook subscription posting to POST /api/alerts/pagerduty; unset turns PagerDuty intake off",
+    ),
   OPSPILOT_ALERT_USER: z
     .string()
     .regex(/^[A-Za-z0-9._@-]+:[a-z_]+$/, { error: "must look like user:role" })
@@ -202,6 +209,18 @@ export const EnvSchema = z.object({
     .default("json")
     .describe(
       "Body of a pause notice: generic json, or a text message for slack, feishu or dingtalk incoming webhooks",
+    ),
+  OPSPILOT_INCIDENT_WEBHOOK: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://hooks.slack.com/services/..." })
+    .optional()
+    .describe(
+      "URL each answer and pause of a run on an incident's thread is POSTed to, whoever started the run; unset: no incident notices",
+    ),
+  OPSPILOT_INCIDENT_WEBHOOK_FORMAT: z
+    .enum(PAUSE_WEBHOOK_FORMATS, { error: `must be one of ${PAUSE_WEBHOOK_FORMATS.join(", ")}` })
+    .default("json")
+    .describe(
+      "Body of an incident notice: generic json, or a text message for slack, feishu or dingtalk incoming webhooks",
     ),
   OPSPILOT_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://opspilot.example.com" })

@@ -6,7 +6,8 @@ import { type AgentStateType, type AgentStateUpdate } from "../graph/state.js";
 import { callBase, type PlannedCall } from "../contracts/calls.js";
 import { notAllowed } from "../graph/validation.js";
 import type { CallOutcome } from "../execution/call-tool.js";
-import { runGoverned, ToolRateLimits } from "../execution/governed-call.js";
+import { runGoverned } from "../execution/governed-call.js";
+import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { toolMessage } from "../execution/tool-message.js";
 import { maskValue } from "../execution/sanitize.js";
 import { summarizeArgs } from "../execution/args-summary.js";
@@ -24,6 +25,8 @@ export interface ExecuteToolsDeps {
   registry: ToolRegistry;
   storage: Storage;
   cancellations: CancelSignals;
+  /** The `rateLimit` budgets every run draws from (this process's memory when omitted). */
+  rateLimits?: ToolRateLimits;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface ExecuteToolsDeps {
  * that ask for the user mid-run stay waiting; the others are written before the pause.
  */
 export function makeExecuteTools(deps: ExecuteToolsDeps) {
-  const limits = new ToolRateLimits();
+  const limits = deps.rateLimits ?? new ToolRateLimits();
   return async function executeTools(
     state: AgentStateType,
     config: LangGraphRunnableConfig,

@@ -8,6 +8,7 @@ import type { AppEnv } from "./auth.js";
 import { errorResponse, RequestError } from "./http-errors.js";
 import { AlertmanagerPayloadSchema } from "./alertmanager-payload.js";
 import { alertmanagerDelivery } from "./alert-message.js";
+import { pagerdutyHandler, type PagerdutyIntake } from "./pagerduty-route.js";
 
 /** Largest webhook body read, in bytes: a group of 1,000 alerts fits. */
 export const MAX_ALERT_BODY_BYTES = 1024 * 1024;
@@ -16,16 +17,19 @@ export const MAX_ALERT_BODY_BYTES = 1024 * 1024;
 export interface AlertIntake {
   /** Opens and follows incidents. */
   incidents: Incidents;
-  /** `OPSPILOT_ALERT_TOKEN`; without it the intake routes answer 404. */
+  /** `OPSPILOT_ALERT_TOKEN`; without it `POST /api/alerts/alertmanager` answers 404. */
   token?: string;
+  /** `OPSPILOT_PAGERDUTY_SECRET` and the delivery memory; without it `POST /api/alerts/pagerduty` answers 404. */
+  pagerduty?: PagerdutyIntake;
 }
 
 const digest = (token: string) => createHash("sha256").update(token).digest();
 
 /**
- * `POST /api/alerts/alertmanager`, mounted before the API's own token check: Alertmanager holds
- * its own bearer token, compared in constant time. Without a token configured the route is off
- * and answers 404, so an unauthenticated intake is never offered and Alertmanager does not retry.
+ * `POST /api/alerts/alertmanager` and `POST /api/alerts/pagerduty`, mounted before the API's own
+ * token check: Alertmanager holds its own bearer token, compared in constant time, and PagerDuty
+ * signs each body (`pagerduty-route.ts`). Each route is off without its credential and answers
+ * 404, so an unauthenticated intake is never offered and neither sender retries; either works alone.
  */
 export function alertIntakeRoutes(intake: AlertIntake | undefined): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -59,6 +63,7 @@ export function alertIntakeRoutes(intake: AlertIntake | undefined): Hono<AppEnv>
     const { incidentId, outcome } = await intake.incidents.deliver(alertmanagerDelivery(parsed.data));
     return c.json({ incidentId, outcome }, 202);
   });
+  routes.post("/pagerduty", pagerdutyHandler(intake?.incidents, intake?.pagerduty));
   return routes;
 }
 

@@ -6,6 +6,7 @@ import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
 import { HitlResponseSchema, isHitlShaped, type HitlResponse } from "../contracts/hitl.js";
 import { MAX_MESSAGE_CHARS, RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
 import { assertMessageFits } from "../contracts/errors.js";
+import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/multitask-strategy.js";
 
 /** Largest request body the API reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -21,6 +22,7 @@ const RunBodySchema = z
     options: RunLimitsRequestSchema.optional().describe(
       "This run's limits: a profile and/or limits, each at most the server's ceiling",
     ),
+    multitaskStrategy: MultitaskStrategySchema.optional(),
   })
   .strict();
 
@@ -50,7 +52,9 @@ async function readJson(c: Context): Promise<unknown> {
  * Reads and validates a run body; refusals are 400 `invalid_request`. A message over the
  * limit is refused in the words the runtime and the CLI use (`MessageTooLongError`).
  */
-export async function readRunBody(c: Context): Promise<{ message: string; options?: RunLimitsRequest }> {
+export async function readRunBody(
+  c: Context,
+): Promise<{ message: string; options?: RunLimitsRequest; multitaskStrategy?: MultitaskStrategy }> {
   const parsed = RunBodySchema.safeParse(await readJson(c));
   if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
   assertMessageFits(parsed.data.message);

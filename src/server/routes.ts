@@ -10,6 +10,8 @@ import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
 import { errorResponse } from "./http-errors.js";
 import type { Logger } from "../service/logger.js";
 import { streamRunEvents } from "./sse.js";
+import { OpsPilotError, ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../contracts/errors.js";
+import { strategyHint } from "../service/multitask-strategy.js";
 
 /** What the thread routes need. */
 export interface ThreadRoutesOptions {
@@ -61,10 +63,14 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
     return c.json(found);
   });
 
+  // A message the thread cannot take now is refused (409), queued (202) or put first, by its multitaskStrategy.
   routes.post("/:threadId/runs", async (c) => {
-    const { message, options } = await readRunBody(c);
-    const events = await runtime.startRun({ threadId: c.req.param("threadId"), message, user: c.get("user"), options });
-    return streamRunEvents(c, events, { logger, keepAliveMs });
+    const { message, options, multitaskStrategy } = await readRunBody(c);
+    const request = { threadId: c.req.param("threadId"), message, user: c.get("user"), options, multitaskStrategy };
+    const posted = await runtime.postMessage(request).catch(withStrategyHint);
+    if (posted.kind === "queued")
+      return c.json({ queued: true, messageId: posted.messageId, position: posted.position }, 202);
+    return streamRunEvents(c, posted.events, { logger, keepAliveMs });
   });
 
   routes.post("/:threadId/resume", async (c) => {
@@ -84,6 +90,13 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
   });
 
   return routes;
+}
+
+/** A thread that cannot take the message now: the 409 also names the strategies the client may send instead. */
+function withStrategyHint(error: unknown): never {
+  if (error instanceof ThreadBusyError || error instanceof ThreadPausedError || error instanceof ThreadUnfinishedError)
+    throw new OpsPilotError(error.code, error.message + strategyHint(error.code));
+  throw error;
 }
 
 const LIMIT_ERROR = { error: `must be an integer from 1 to ${MAX_THREAD_LIST_LIMIT}` };

@@ -50,6 +50,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? "127.0.0.1";
   assertBindable(host, options.auth);
   const app = createServer(options);
+  // The runs route's 202s are this server's promise: it delivers every sender's queued messages.
+  options.runtime.serveQueue();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(listening));
     listening.once("error", reject);

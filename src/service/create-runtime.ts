@@ -23,6 +23,17 @@ import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
 import { makeArgsView } from "./args-view.js";
 import { recordedMessageIds } from "./message-views.js";
 import { listThreads, threadTitle } from "./thread-list.js";
+import { createMessageQueue } from "./message-queue.js";
+import { planMessage } from "./queued-plan.js";
+import { awaitQueued, postMessage, type PostMessageDeps } from "./post-message.js";
+import { supersedePause } from "./supersede-pause.js";
+import { queuedViews } from "./queued-views.js";
+import { threadStanding } from "../graph/pause.js";
+import { PermissionDeniedError } from "../contracts/errors.js";
+import type { QueuedMessage } from "../storage/types.js";
+
+/** How often a serving process looks for queued messages a process that died (or another one) left waiting. */
+const QUEUE_SWEEP_MS = 5_000;
 
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
 export function createRuntime(deps: RuntimeDeps): Runtime {
@@ -59,6 +70,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     entry: QuotaEntry;
     /** A recovery sends the events a process that died left unsent. */
     recovering?: boolean;
+    /** Close a pause the thread waits on (as superseded by `user`'s new message) before planning. */
+    supersede?: boolean;
     plan: Planner;
   }) {
     const { threadId } = options;
@@ -72,7 +85,20 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     let plan: RunPlan;
     let seen: Set<string>;
     try {
-      const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      let snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      // Under the same lease as the new run, so no other run comes between the closed pause and the message.
+      if (options.supersede && threadStanding(snapshot).kind === "paused") {
+        await supersedePause({
+          graph,
+          storage,
+          threadId,
+          snapshot,
+          user: options.user,
+          viewArgs,
+          onEvent: deps.onEvent,
+        });
+        snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      }
       plan = options.plan(snapshot);
       seen = options.recovering
         ? recordedMessageIds(
@@ -118,15 +144,55 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         await release();
         channel.close();
         active.delete(threadId);
+        queue.kick(threadId);
       });
     active.set(threadId, settled);
     return channel;
   }
 
+  const queue = createMessageQueue({
+    store: storage.messageQueue,
+    graph,
+    logger,
+    start: (message) => runtime.startRun(queuedRunRequest(message)),
+  });
+
+  /** A queued message's run, as its sender; refused when the sender no longer holds the role it was sent with. */
+  function queuedRunRequest(message: QueuedMessage): StartRunRequest {
+    const roles = deps.currentRoles?.(message.userId);
+    if (roles && !roles.includes(message.role))
+      throw new PermissionDeniedError(
+        `${message.userId} no longer holds the role ${message.role} this message was sent with; it was not run.`,
+      );
+    return {
+      threadId: message.threadId,
+      message: message.message,
+      user: { id: message.userId, role: message.role },
+      ...(message.options ? { options: message.options } : {}),
+      messageId: message.messageId,
+      supersede: message.strategy === "interrupt",
+    };
+  }
+
+  const posting: PostMessageDeps = {
+    queue,
+    storage,
+    graph,
+    cancellations,
+    async admit(request) {
+      assertMessageFits(request.message);
+      await checkOwner(request.threadId, request.user);
+      optionsFor(request.user, request.options);
+      await checkQuotas({ usage: storage, quotas: deps.quotas ?? {}, userId: request.user.id, entry: "start" });
+    },
+    startRun: (request) => runtime.startRun(request),
+    runOf: (threadId) => active.get(threadId),
+  };
+
   const messageIds = (state: AgentStateType | undefined) =>
     new Set((state?.messages ?? []).map((m) => m.id).filter((id): id is string => !!id));
 
-  return {
+  const runtime: Runtime = {
     async createThread(user) {
       const threadId = randomUUID();
       await storage.createThread(threadId, user.id);
@@ -140,12 +206,24 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user: request.user,
         runOptions: request.options,
         entry: "start",
-        plan: planStart(request.threadId, request.message),
+        supersede: request.supersede,
+        plan: request.messageId
+          ? planMessage(request.threadId, request.message, request.messageId)
+          : planStart(request.threadId, request.message),
       });
       // The thread list names a thread by its first message; later messages keep that title.
       await storage.setThreadTitle(request.threadId, threadTitle(request.message));
       return events;
     },
+
+    postMessage: (request) => postMessage(posting, request),
+
+    async awaitQueued(request) {
+      await checkOwner(request.threadId, request.user);
+      return awaitQueued(posting, { ...request, userId: request.user.id });
+    },
+
+    serveQueue: () => queue.serve(QUEUE_SWEEP_MS),
 
     async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>> {
       return launch({
@@ -176,13 +254,18 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async cancelRun(threadId, user) {
       await checkOwner(threadId, user);
       if (cancellations.cancel(threadId) || (await storage.requestCancel(threadId))) return true;
-      return endPause({ graph, storage, threadId, viewArgs, onEvent: deps.onEvent });
+      const ended = await endPause({ graph, storage, threadId, viewArgs, onEvent: deps.onEvent });
+      // Messages queued behind the pause may run now.
+      if (ended) queue.kick(threadId);
+      return ended;
     },
 
     async getThread(threadId, user): Promise<ThreadView> {
       const snapshot = await ownedSnapshot(threadId, user);
       const running = (await storage.leaseHolder(threadId)) !== undefined;
-      return threadView({ threadId, snapshot, running, viewArgs });
+      const view = threadView({ threadId, snapshot, running, viewArgs });
+      const queued = queuedViews(await queue.waiting(threadId, messageIds(snapshot.values as AgentStateType)));
+      return queued.length > 0 ? { ...view, queued } : view;
     },
 
     listThreads: (user, { limit }) => listThreads({ storage, graph, user, limit }),
@@ -209,6 +292,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
 
     async close() {
+      // No queued message starts once closing has begun: it waits for the next process.
+      await queue.close();
       // Let running runs finish within the grace period, then cancel the rest so each ends
       // with a readable answer and a recorded stop instead of dying with the database.
       await settleWithin([...active.values()], deps.shutdownGraceMs ?? 0);
@@ -217,4 +302,5 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await storage.close();
     },
   };
+  return runtime;
 }

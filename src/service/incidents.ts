@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RunUser } from "../contracts/user.js";
 import type { IncidentRow, Storage } from "../storage/types.js";
+import { firstMessage, type IncidentBriefing } from "./incident-briefing.js";
 import type { IncidentWorker } from "./incident-worker.js";
 
 /** One delivery of an alert group, already parsed from its source's format. */
@@ -37,39 +38,76 @@ export interface IncidentView {
   investigation: { status: "queued" | "running" | "interrupted" | "finished"; stopReason: string | null };
 }
 
-/** The incident id of a source's group: stable, so a lookup by group needs no second key. */
-export function incidentIdOf(source: string, groupKey: string): string {
-  return "inc_" + createHash("sha256").update(`${source}\n${groupKey}`).digest("hex").slice(0, 24);
+/**
+ * The incident id of one episode of a source's group (the first is 1): stable, so processes that
+ * open the same episode at once agree on its id and the store keeps one.
+ */
+export function incidentIdOf(source: string, groupKey: string, episode = 1): string {
+  const key = episode === 1 ? `${source}\n${groupKey}` : `${source}\n${groupKey}\n${episode}`;
+  return "inc_" + createHash("sha256").update(key).digest("hex").slice(0, 24);
+}
+
+/**
+ * The incident id a thread id names by the convention `apply` opens threads with
+ * (`incident-<incidentId>`), or undefined for any other thread. Only a name: the incident's
+ * row (its `threadId`) says whether the thread really is that incident's.
+ */
+export function incidentIdOfThread(threadId: string): string | undefined {
+  const prefix = "incident-";
+  return threadId.startsWith(prefix) && threadId.length > prefix.length ? threadId.slice(prefix.length) : undefined;
 }
 
 /** Opens, follows up and resolves incidents, and reads them for the API. */
-export function createIncidents(options: { storage: Storage; worker: IncidentWorker; user: RunUser }) {
+export function createIncidents(options: {
+  storage: Storage;
+  worker: IncidentWorker;
+  user: RunUser;
+  /** Sections put after the alert in a new incident's first message (its runbooks, past incidents like it). */
+  briefing?: IncidentBriefing;
+}) {
   const { storage, worker, user } = options;
 
-  async function deliver(delivery: AlertDelivery): Promise<{ incidentId: string; outcome: DeliveryOutcome }> {
-    const incidentId = incidentIdOf(delivery.source, delivery.groupKey);
-    const outcome = await apply(incidentId, delivery);
-    if (outcome !== "unchanged") void worker.kick();
-    return { incidentId, outcome };
+  /** The first message of a new incident: a briefing that fails leaves the alert's own text. */
+  async function opening(incidentId: string, delivery: AlertDelivery): Promise<string> {
+    if (!options.briefing) return delivery.message;
+    const sections = await Promise.resolve(options.briefing({ incidentId, ...delivery })).catch(() => []);
+    return firstMessage(delivery.message, sections);
   }
 
-  async function apply(incidentId: string, delivery: AlertDelivery): Promise<DeliveryOutcome> {
-    const known = await storage.incidents.getIncident(incidentId);
-    if (!known) {
-      // A group first heard of as resolved has nothing to investigate.
-      if (delivery.status === "resolved") return "unchanged";
+  async function deliver(delivery: AlertDelivery): Promise<{ incidentId: string; outcome: DeliveryOutcome }> {
+    const applied = await apply(delivery);
+    if (applied.outcome !== "unchanged") void worker.kick();
+    return applied;
+  }
+
+  /**
+   * A group's episode runs from its first firing delivery until it is resolved: within it, a
+   * changed set of alerts is a follow-up and `resolved` ends it; a firing delivery after that
+   * opens the next episode, a new incident with its own thread.
+   */
+  async function apply(delivery: AlertDelivery): Promise<{ incidentId: string; outcome: DeliveryOutcome }> {
+    const { incident: known, episodes } = await storage.incidents.latestIncident(delivery.source, delivery.groupKey);
+    const resolved = delivery.status === "resolved";
+    if (!known || known.status === "resolved") {
+      // A group heard of as resolved, with no episode open, has nothing to investigate.
+      if (resolved)
+        return {
+          incidentId: known?.incidentId ?? incidentIdOf(delivery.source, delivery.groupKey),
+          outcome: "unchanged",
+        };
+      const incidentId = incidentIdOf(delivery.source, delivery.groupKey, episodes + 1);
       const { created } = await storage.incidents.openIncident({
         ...delivery,
+        message: await opening(incidentId, delivery),
         incidentId,
         threadId: `incident-${incidentId}`,
         userId: user.id,
         createdAt: Date.now(),
       });
-      return created ? "opened" : "unchanged";
+      return { incidentId, outcome: created ? "opened" : "unchanged" };
     }
-    const resolved = delivery.status === "resolved";
-    if (resolved ? known.status === "resolved" : known.status === "firing" && sameSet(known, delivery))
-      return "unchanged";
+    const incidentId = known.incidentId;
+    if (!resolved && sameSet(known, delivery)) return { incidentId, outcome: "unchanged" };
     const changed = await storage.incidents.changeIncident({
       incidentId,
       expectedFingerprints: known.fingerprints,
@@ -80,8 +118,8 @@ export function createIncidents(options: { storage: Storage; worker: IncidentWor
       message: delivery.message,
     });
     // Another delivery of the same change won the race and queued it.
-    if (!changed) return "unchanged";
-    return resolved ? "resolved" : "follow_up";
+    if (!changed) return { incidentId, outcome: "unchanged" };
+    return { incidentId, outcome: resolved ? "resolved" : "follow_up" };
   }
 
   async function view(incident: IncidentRow, waiting: ReadonlySet<string>, threads: ThreadRows): Promise<IncidentView> {
@@ -123,6 +161,13 @@ export function createIncidents(options: { storage: Storage; worker: IncidentWor
 
   return {
     deliver,
+    /** The id of a group's newest incident, or of its first episode when it has none. */
+    async latestIncidentId(source: string, groupKey: string): Promise<string> {
+      return (
+        (await storage.incidents.latestIncident(source, groupKey)).incident?.incidentId ??
+        incidentIdOf(source, groupKey)
+      );
+    },
     /** Firing first, then newest first; at most `limit`. */
     async list(limit: number): Promise<IncidentView[]> {
       const incidents = await storage.incidents.listIncidents(limit);

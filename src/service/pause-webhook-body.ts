@@ -1,4 +1,5 @@
 import type { RunEvent } from "../contracts/events.js";
+import { noticeBody } from "./chat-webhook-body.js";
 
 /** A pause as the run stream recorded it (args already masked, as clients see them). */
 export type PauseEvent = Extract<RunEvent, { type: "loop_interrupt" }>;
@@ -63,21 +64,5 @@ export function pauseText(notice: PauseNotice): string {
 
 /** The request body of a notice in the chosen format. */
 export function pauseWebhookBody(notice: PauseNotice, format: PauseWebhookFormat): unknown {
-  switch (format) {
-    case "json":
-      return notice;
-    case "slack":
-      return {
-        text: pauseText(notice),
-        blocks: [{ type: "section", text: { type: "mrkdwn", text: pauseText(notice) } }],
-      };
-    case "feishu":
-      return { msg_type: "text", content: { text: pauseText(notice) } };
-    case "dingtalk":
-      return { msgtype: "text", text: { content: pauseText(notice) } };
-    default: {
-      const _exhaustive: never = format;
-      return _exhaustive;
-    }
-  }
+  return noticeBody(notice, () => pauseText(notice), format);
 }

@@ -6,6 +6,7 @@ import type { RunUser } from "../contracts/user.js";
 import type { RecordsSummary } from "../storage/types.js";
 import type { RecordsCursor } from "../storage/records-page.js";
 import type { ExportLine } from "./records-export.js";
+import type { MultitaskStrategy } from "./multitask-strategy.js";
 
 /** Whether a thread can take a message, is running, or waits for the user. */
 export type ThreadStatus = "idle" | "running" | "interrupted";
@@ -47,6 +48,24 @@ export interface ThreadView {
   interrupt?: InterruptValue;
   /** True when a run stopped mid-step (its process died); `recoverRun` finishes it. */
   unfinished?: boolean;
+  /** Messages sent with `enqueue` or `interrupt` that wait for their turn (or were refused); absent when none. */
+  queued?: QueuedMessageView[];
+}
+
+/** A message waiting in a thread's queue, as `GET /api/threads/:id` shows it. */
+export interface QueuedMessageView {
+  /** The id its user message will have in the thread. */
+  messageId: string;
+  content: string;
+  strategy: "enqueue" | "interrupt";
+  /** Its place among the waiting messages, from 1; absent on a refused one. */
+  position?: number;
+  /** ISO 8601 time it was sent. */
+  queuedAt: string;
+  /** Who sent it. */
+  userId: string;
+  /** Why it will not run, when its run was refused when its turn came (a quota, a role). */
+  failed?: { code: string; message: string };
 }
 
 /** One of the caller's threads in the thread list (`GET /api/threads`). */
@@ -90,7 +109,22 @@ export interface StartRunRequest {
   user: RunUser;
   /** Per-run limits and options (override the defaults; limits may not pass the ceilings). */
   options?: RunOptionsRequest;
+  /** Id of the user message; a thread that holds it already refuses the start (a queued message runs once). */
+  messageId?: string;
+  /** Close a pause the thread waits on first (its calls rejected as superseded by this message) instead of refusing. */
+  supersede?: boolean;
 }
+
+/** Posting a message with a `multitaskStrategy` (`reject` when absent: a plain `startRun`). */
+export interface PostMessageRequest extends Omit<StartRunRequest, "messageId" | "supersede"> {
+  multitaskStrategy?: MultitaskStrategy;
+}
+
+/** What posting a message came to: its run's events, or its place in the thread's queue. */
+export type PostOutcome =
+  | { kind: "started"; events: AsyncIterable<StreamEvent> }
+  /** Stored; `position` is its place among the thread's waiting messages (0: another process has started it). */
+  | { kind: "queued"; messageId: string; position: number };
 
 /** Resuming a paused run with the user's decisions. */
 export interface ResumeRunRequest {
@@ -116,6 +150,20 @@ export interface Runtime {
   createThread(user: RunUser): Promise<string>;
   /** Starts a run on a thread. */
   startRun(request: StartRunRequest): Promise<AsyncIterable<StreamEvent>>;
+  /** Posts a message by its multitask strategy: runs it, queues it, or stops what the thread does and runs it. */
+  postMessage(request: PostMessageRequest): Promise<PostOutcome>;
+  /**
+   * Waits for a queued message of this sender and starts it here when its turn comes: its events,
+   * or undefined when another process started it or `signal` aborted (it stays queued then).
+   */
+  awaitQueued(request: {
+    threadId: string;
+    messageId: string;
+    user: RunUser;
+    signal?: AbortSignal;
+  }): Promise<AsyncIterable<StreamEvent> | undefined>;
+  /** Delivers every sender's queued messages from this process (the HTTP server does; idempotent). */
+  serveQueue(): void;
   /** Resumes a paused thread. */
   resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>>;
   /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */

@@ -58,3 +58,10 @@ export const INCIDENT_ORDER = "ORDER BY (status = 'firing') DESC, created_at DES
 export const PENDING_MESSAGES_SQL = `SELECT m.incident_id, m.seq, m.kind, m.message, i.thread_id
   FROM opspilot_incident_messages m JOIN opspilot_incidents i ON i.incident_id = m.incident_id
   WHERE m.delivered_at IS NULL ORDER BY m.created_at, m.incident_id, m.seq`;
+
+/** The SQL of a group's newest incident with the group's count of episodes; `$1`/`?` are source and group key. */
+export function latestIncidentSql(placeholders: [string, string]): string {
+  return `SELECT i.*, (SELECT COUNT(*) FROM opspilot_incidents c WHERE c.source = i.source AND c.group_key = i.group_key)
+    AS episodes FROM opspilot_incidents i WHERE i.source = ${placeholders[0]} AND i.group_key = ${placeholders[1]}
+    ORDER BY i.created_at DESC, i.incident_id DESC LIMIT 1`;
+}

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { ConfigError } from "../contracts/errors.js";
 import { preparePostgresSchema, withSetupLock } from "./postgres-schema.js";
 import { PostgresStorage } from "./postgres-storage.js";
@@ -12,7 +13,9 @@ export interface PostgresBackend {
   checkpointer: BatchedPostgresSaver;
   /** opspilot's own tables on that pool. */
   storage: PostgresStorage;
-  /** Ends the pool and resolves once every connection has closed; safe to call more than once. */
+  /** LangGraph's official `BaseStore` on the same database (its `store` table), on a small pool of its own. */
+  store: PostgresStore;
+  /** Stops the store, then ends the pool and resolves once every connection has closed; safe to call more than once. */
   close(): Promise<void>;
 }
 
@@ -51,9 +54,11 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
   });
   const storage = new PostgresStorage(pool);
   const checkpointer = new BatchedPostgresSaver(pool);
+  const store = openStore(url);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      await store.stop();
       const closed = [...open].map((client) => new Promise((resolve) => client.once("end", resolve)));
       await checkpointer.end();
       await Promise.all(closed);
@@ -62,11 +67,29 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     await withSetupLock(pool, async () => {
       await checkpointer.setup();
       await preparePostgresSchema(pool);
+      await store.setup();
     });
   } catch (error) {
     await close();
     const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || String(error);
     throw new ConfigError(`Cannot set up PostgreSQL at ${redact(url)}: ${reason}`);
   }
-  return { pool, checkpointer, storage, close };
+  return { pool, checkpointer, storage, store, close };
 }
+
+/**
+ * The store on its own pool (`PostgresStore` builds one from connection options). That pool has
+ * no error listener, and an idle connection's error with none would crash the process, so each
+ * connection serves one operation and closes: the store is never idle (its operations are few,
+ * one per incident opened or answered, so a connection each costs nothing a user feels).
+ */
+function openStore(url: string): PostgresStore {
+  return new PostgresStore({
+    connectionOptions: { connectionString: url, max: 2, maxUses: 1, application_name: STORE_APPLICATION_NAME },
+    // Set up under the advisory lock with the rest, never lazily on a first call.
+    ensureTables: false,
+  });
+}
+
+/** The `application_name` of the store's connections (seen in `pg_stat_activity`). */
+export const STORE_APPLICATION_NAME = "opspilot-store";

@@ -5,6 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { SqliteStorage } from "./sqlite-storage.js";
+import { SqliteStore } from "./sqlite-store.js";
 import { migrateChannelSqlite } from "./sqlite-legacy-migration.js";
 
 /** One SQLite file holding checkpoints, the write journal, records and the event log. */
@@ -15,7 +16,9 @@ export interface SqliteBackend {
   checkpointer: SqliteSaver;
   /** opspilot's own tables on that connection; each write commits on its own. */
   storage: SqliteStorage;
-  /** Closes the connection. */
+  /** LangGraph's `BaseStore` on that connection (past incidents; `config.store` in nodes). */
+  store: SqliteStore;
+  /** Closes the connection (and with it the store). */
   close(): void;
 }
 
@@ -41,8 +44,10 @@ export function openSqlite(path: string): SqliteBackend {
   }
   const storage = new SqliteStorage(db);
   const checkpointer = new SqliteSaver(db);
+  const store = new SqliteStore(db);
   const opened = db;
-  return { db: opened, checkpointer, storage, close: () => opened.close() };
+  // The store holds nothing but this connection: closing it closes the store.
+  return { db: opened, checkpointer, storage, store, close: () => opened.close() };
 }
 
 /**

@@ -6,9 +6,10 @@ import {
   incidentFromRow,
   incidentMessageFromRow,
   incidentValues,
+  latestIncidentSql,
   PENDING_MESSAGES_SQL,
 } from "./incident-row.js";
-import type { IncidentStore } from "./types.js";
+import { DELIVERY_MEMORY_MS, type IncidentStore } from "./types.js";
 
 /** Appends a message after the incident's last one (the incident's row is locked by the caller's statement). */
 const QUEUE_SQL = `INSERT INTO opspilot_incident_messages (incident_id, seq, kind, message, created_at)
@@ -21,7 +22,7 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
       inTransaction(pool, async (client) => {
         const placeholders = Array.from({ length: 12 }, (_, index) => `$${index + 1}`).join(", ");
         const inserted = await client.query(
-          `INSERT INTO opspilot_incidents (${INCIDENT_COLUMNS}) VALUES (${placeholders}) ON CONFLICT (source, group_key) DO NOTHING`,
+          `INSERT INTO opspilot_incidents (${INCIDENT_COLUMNS}) VALUES (${placeholders}) ON CONFLICT (incident_id) DO NOTHING`,
           incidentValues(incident),
         );
         const created = inserted.rowCount === 1;
@@ -34,8 +35,8 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
           await client.query(QUEUE_SQL, [incident.incidentId, "run", incident.message, Date.now()]);
         }
         const { rows } = await client.query<Record<string, unknown>>(
-          "SELECT * FROM opspilot_incidents WHERE source = $1 AND group_key = $2",
-          [incident.source, incident.groupKey],
+          "SELECT * FROM opspilot_incidents WHERE incident_id = $1",
+          [incident.incidentId],
         );
         return { incident: incidentFromRow(rows[0]!), created };
       }),
@@ -43,7 +44,7 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
     changeIncident: (change) =>
       inTransaction(pool, async (client) => {
         const updated = await client.query(
-          "UPDATE opspilot_incidents SET fingerprints = $1, status = $2, resolved_at = $3 WHERE incident_id = $4 AND fingerprints = $5",
+          "UPDATE opspilot_incidents SET fingerprints = $1, status = $2, resolved_at = $3 WHERE incident_id = $4 AND fingerprints = $5 AND status = 'firing'",
           [
             JSON.stringify(change.fingerprints),
             change.status,
@@ -56,6 +57,11 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
         await client.query(QUEUE_SQL, [change.incidentId, change.kind, change.message, Date.now()]);
         return true;
       }),
+
+    async latestIncident(source, groupKey) {
+      const { rows } = await pool.query<Record<string, unknown>>(latestIncidentSql(["$1", "$2"]), [source, groupKey]);
+      return rows[0] ? { incident: incidentFromRow(rows[0]), episodes: Number(rows[0].episodes) } : { episodes: 0 };
+    },
 
     async getIncident(incidentId) {
       const { rows } = await pool.query<Record<string, unknown>>(
@@ -83,6 +89,25 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
         incidentId,
         seq,
       ]);
+    },
+
+    async knowsDelivery(source, deliveryId) {
+      const { rowCount } = await pool.query(
+        "SELECT 1 FROM opspilot_webhook_deliveries WHERE source = $1 AND delivery_id = $2",
+        [source, deliveryId],
+      );
+      return rowCount === 1;
+    },
+
+    async rememberDelivery(source, deliveryId, at) {
+      await pool.query("DELETE FROM opspilot_webhook_deliveries WHERE received_at < $1", [at - DELIVERY_MEMORY_MS]);
+      // The primary key decides between processes: exactly one insert of an id counts.
+      const inserted = await pool.query(
+        `INSERT INTO opspilot_webhook_deliveries (source, delivery_id, received_at) VALUES ($1, $2, $3)
+         ON CONFLICT (source, delivery_id) DO NOTHING`,
+        [source, deliveryId, at],
+      );
+      return inserted.rowCount === 1;
     },
   };
 }

@@ -56,13 +56,24 @@ ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS role TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL,
   cancel_requested BOOLEAN NOT NULL DEFAULT false);
+CREATE TABLE IF NOT EXISTS opspilot_queued_messages (
+  seq BIGSERIAL PRIMARY KEY, message_id TEXT NOT NULL UNIQUE, thread_id TEXT NOT NULL, strategy TEXT NOT NULL,
+  message TEXT NOT NULL, user_id TEXT NOT NULL, role TEXT NOT NULL, options TEXT, created_at BIGINT NOT NULL,
+  status TEXT NOT NULL, error_code TEXT, error_message TEXT, finished_at BIGINT);
+CREATE INDEX IF NOT EXISTS opspilot_queued_messages_thread ON opspilot_queued_messages (thread_id, status);
 CREATE TABLE IF NOT EXISTS opspilot_incidents (
   incident_id TEXT PRIMARY KEY, source TEXT NOT NULL, group_key TEXT NOT NULL, thread_id TEXT NOT NULL,
   status TEXT NOT NULL, alertname TEXT NOT NULL, severity TEXT, labels TEXT NOT NULL, starts_at TEXT NOT NULL,
-  resolved_at BIGINT, fingerprints TEXT NOT NULL, created_at BIGINT NOT NULL, UNIQUE (source, group_key));
+  resolved_at BIGINT, fingerprints TEXT NOT NULL, created_at BIGINT NOT NULL);
+-- A group has one incident per episode (firing until resolved): tables made when it was unique lose the key.
+ALTER TABLE opspilot_incidents DROP CONSTRAINT IF EXISTS opspilot_incidents_source_group_key_key;
+CREATE INDEX IF NOT EXISTS opspilot_incidents_group ON opspilot_incidents (source, group_key, created_at);
 CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
   incident_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
   created_at BIGINT NOT NULL, delivered_at BIGINT, PRIMARY KEY (incident_id, seq));
+CREATE TABLE IF NOT EXISTS opspilot_webhook_deliveries (
+  source TEXT NOT NULL, delivery_id TEXT NOT NULL, received_at BIGINT NOT NULL, PRIMARY KEY (source, delivery_id));
+CREATE INDEX IF NOT EXISTS opspilot_webhook_deliveries_received ON opspilot_webhook_deliveries (received_at);
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

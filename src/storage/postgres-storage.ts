@@ -10,8 +10,9 @@ import {
 } from "./records-page.js";
 import { compactPostgresThread, prunePostgres } from "./postgres-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
-import type { DailyUsage, IncidentStore, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { DailyUsage, IncidentStore, MessageQueueStore, RecordsSummary, Recorder, Storage } from "./types.js";
 import { postgresIncidents } from "./postgres-incidents.js";
+import { postgresMessageQueue } from "./postgres-message-queue.js";
 import { utcDay } from "./usage-day.js";
 import { decisionValues } from "./decision-row.js";
 import { PostgresThreadStore } from "./postgres-thread-store.js";
@@ -184,6 +185,9 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   /** Incidents and their waiting messages, on the same connection. */
   readonly incidents: IncidentStore = postgresIncidents(this.pool);
+
+  /** Messages waiting for busy threads, on the same pool. */
+  readonly messageQueue: MessageQueueStore = postgresMessageQueue(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

@@ -6,9 +6,10 @@ import {
   incidentFromRow,
   incidentMessageFromRow,
   incidentValues,
+  latestIncidentSql,
   PENDING_MESSAGES_SQL,
 } from "./incident-row.js";
-import type { IncidentStore } from "./types.js";
+import { DELIVERY_MEMORY_MS, type IncidentStore } from "./types.js";
 
 type Row = Record<string, unknown>;
 
@@ -36,10 +37,7 @@ export function sqliteIncidents(db: Database, statements: StatementCache): Incid
             .run(incident.threadId, incident.userId, incident.createdAt);
           queue(incident.incidentId, "run", incident.message);
         }
-        const row = statements
-          .get("SELECT * FROM opspilot_incidents WHERE source = ? AND group_key = ?")
-          .get(incident.source, incident.groupKey) as Row;
-        return { incident: incidentFromRow(row), created: inserted === 1 };
+        return { incident: incidentFromRow(select(incident.incidentId)!), created: inserted === 1 };
       });
       return opened.immediate();
     },
@@ -48,7 +46,7 @@ export function sqliteIncidents(db: Database, statements: StatementCache): Incid
       const applied = db.transaction(() => {
         const updated = statements
           .get(
-            "UPDATE opspilot_incidents SET fingerprints = ?, status = ?, resolved_at = ? WHERE incident_id = ? AND fingerprints = ?",
+            "UPDATE opspilot_incidents SET fingerprints = ?, status = ?, resolved_at = ? WHERE incident_id = ? AND fingerprints = ? AND status = 'firing'",
           )
           .run(
             JSON.stringify(change.fingerprints),
@@ -61,6 +59,11 @@ export function sqliteIncidents(db: Database, statements: StatementCache): Incid
         return updated === 1;
       });
       return applied.immediate();
+    },
+
+    async latestIncident(source, groupKey) {
+      const row = statements.get(latestIncidentSql(["?", "?"])).get(source, groupKey) as Row | undefined;
+      return row ? { incident: incidentFromRow(row), episodes: Number(row.episodes) } : { episodes: 0 };
     },
 
     async getIncident(incidentId) {
@@ -81,6 +84,28 @@ export function sqliteIncidents(db: Database, statements: StatementCache): Incid
       statements
         .get("UPDATE opspilot_incident_messages SET delivered_at = ? WHERE incident_id = ? AND seq = ?")
         .run(Date.now(), incidentId, seq);
+    },
+
+    async knowsDelivery(source, deliveryId) {
+      return (
+        statements
+          .get("SELECT 1 FROM opspilot_webhook_deliveries WHERE source = ? AND delivery_id = ?")
+          .get(source, deliveryId) !== undefined
+      );
+    },
+
+    async rememberDelivery(source, deliveryId, at) {
+      const remembered = db.transaction(() => {
+        statements.get("DELETE FROM opspilot_webhook_deliveries WHERE received_at < ?").run(at - DELIVERY_MEMORY_MS);
+        return (
+          statements
+            .get(
+              "INSERT OR IGNORE INTO opspilot_webhook_deliveries (source, delivery_id, received_at) VALUES (?, ?, ?)",
+            )
+            .run(source, deliveryId, at).changes === 1
+        );
+      });
+      return remembered.immediate();
     },
   };
 }

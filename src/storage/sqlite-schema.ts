@@ -1,5 +1,11 @@
 import type { Database } from "better-sqlite3";
 
+/** Incidents: an alert group has one per episode (firing until resolved), so (source, group_key) repeats. */
+const INCIDENTS_TABLE = `CREATE TABLE IF NOT EXISTS opspilot_incidents (
+  incident_id TEXT PRIMARY KEY, source TEXT NOT NULL, group_key TEXT NOT NULL, thread_id TEXT NOT NULL,
+  status TEXT NOT NULL, alertname TEXT NOT NULL, severity TEXT, labels TEXT NOT NULL, starts_at TEXT NOT NULL,
+  resolved_at INTEGER, fingerprints TEXT NOT NULL, created_at INTEGER NOT NULL);`;
+
 /**
  * Tables opspilot keeps in the same SQLite file as the checkpoints. The two small-rowed tables
  * each step writes, read by their key alone, are WITHOUT ROWID (in files created since): a row
@@ -49,13 +55,18 @@ CREATE TABLE IF NOT EXISTS opspilot_usage (
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at INTEGER NOT NULL,
   cancel_requested INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS opspilot_incidents (
-  incident_id TEXT PRIMARY KEY, source TEXT NOT NULL, group_key TEXT NOT NULL, thread_id TEXT NOT NULL,
-  status TEXT NOT NULL, alertname TEXT NOT NULL, severity TEXT, labels TEXT NOT NULL, starts_at TEXT NOT NULL,
-  resolved_at INTEGER, fingerprints TEXT NOT NULL, created_at INTEGER NOT NULL, UNIQUE (source, group_key));
+CREATE TABLE IF NOT EXISTS opspilot_queued_messages (
+  seq INTEGER PRIMARY KEY, message_id TEXT NOT NULL UNIQUE, thread_id TEXT NOT NULL, strategy TEXT NOT NULL,
+  message TEXT NOT NULL, user_id TEXT NOT NULL, role TEXT NOT NULL, options TEXT, created_at INTEGER NOT NULL,
+  status TEXT NOT NULL, error_code TEXT, error_message TEXT, finished_at INTEGER);
+CREATE INDEX IF NOT EXISTS opspilot_queued_messages_thread ON opspilot_queued_messages (thread_id, status);
+${INCIDENTS_TABLE}
 CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
   incident_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
   created_at INTEGER NOT NULL, delivered_at INTEGER, PRIMARY KEY (incident_id, seq));
+CREATE TABLE IF NOT EXISTS opspilot_webhook_deliveries (
+  source TEXT NOT NULL, delivery_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (source, delivery_id));
+CREATE INDEX IF NOT EXISTS opspilot_webhook_deliveries_received ON opspilot_webhook_deliveries (received_at);
 `;
 
 /** Columns added after their table first shipped, in the order they were added (new tables declare them last). */
@@ -77,11 +88,34 @@ const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string
  * opening the same file at once do not both add a column.
  */
 export function addMissingColumns(db: Database): void {
+  migrateIncidents(db);
   db.transaction(() => {
     for (const { table, column, type } of ADDED_COLUMNS) {
       const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
       if (!columns.some((existing) => existing.name === column))
         db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
+  }).immediate();
+}
+
+/**
+ * Lets an alert group have one incident per episode. A file made when (source, group_key) was
+ * unique gets its incidents table rebuilt without that key, rows kept, in one write transaction;
+ * then the group's lookup index is made.
+ */
+function migrateIncidents(db: Database): void {
+  db.transaction(() => {
+    const table = db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'opspilot_incidents'")
+      .get() as { sql: string } | undefined;
+    if (table?.sql.includes("UNIQUE (source, group_key)")) {
+      db.exec(`ALTER TABLE opspilot_incidents RENAME TO opspilot_incidents_before;
+        ${INCIDENTS_TABLE}
+        INSERT INTO opspilot_incidents SELECT * FROM opspilot_incidents_before;
+        DROP TABLE opspilot_incidents_before;`);
+    }
+    db.exec(
+      "CREATE INDEX IF NOT EXISTS opspilot_incidents_group ON opspilot_incidents (source, group_key, created_at)",
+    );
   }).immediate();
 }

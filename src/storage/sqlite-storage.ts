@@ -8,8 +8,9 @@ import {
 } from "./records-page.js";
 import { compactSqliteThread, pruneSqlite } from "./sqlite-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
-import type { DailyUsage, IncidentStore, RecordsSummary, Recorder, Storage } from "./types.js";
+import type { DailyUsage, IncidentStore, MessageQueueStore, RecordsSummary, Recorder, Storage } from "./types.js";
 import { sqliteIncidents } from "./sqlite-incidents.js";
+import { sqliteMessageQueue } from "./sqlite-message-queue.js";
 import { utcDay } from "./usage-day.js";
 import { decisionValues } from "./decision-row.js";
 import { SqliteThreadStore, type Row } from "./sqlite-thread-store.js";
@@ -155,6 +156,9 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** Incidents and their waiting messages, on the same connection. */
   readonly incidents: IncidentStore = sqliteIncidents(this.db, this.statements);
+
+  /** Messages waiting for busy threads, on the same connection. */
+  readonly messageQueue: MessageQueueStore = sqliteMessageQueue(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.

@@ -161,10 +161,46 @@ export interface ThreadStore {
   cancelRequested(threadId: string, runId: string): Promise<boolean>;
 }
 
+/** A message sent to a busy (or paused) thread, waiting for its turn (`multitaskStrategy` `enqueue` or `interrupt`). */
+export interface QueuedMessage {
+  /** Also the id of the user message it becomes, so a thread that holds it has taken it (exactly once). */
+  messageId: string;
+  threadId: string;
+  /** `interrupt` runs before every `enqueue` and closes a pause it meets; `enqueue` waits its turn. */
+  strategy: "enqueue" | "interrupt";
+  message: string;
+  /** Who sent it: the run acts as them. */
+  userId: string;
+  role: string;
+  /** The run's requested limits (a `RunLimitsRequest`), when any. */
+  options?: Record<string, unknown>;
+  /** Epoch ms it was queued. */
+  queuedAt: number;
+  /** `pending` until its run takes it (then it is deleted); `failed` when its run was refused (`failure` says why). */
+  status: "pending" | "failed";
+  failure?: { code: string; message: string };
+}
+
+/** Messages waiting for their threads, in the database every process shares; a delivered one is deleted. */
+export interface MessageQueueStore {
+  /** Stores a pending message. */
+  queueMessage(message: Omit<QueuedMessage, "status" | "failure">): Promise<void>;
+  /** The thread's pending and failed messages in the order they run: interrupts first, then oldest first. */
+  threadQueue(threadId: string): Promise<QueuedMessage[]>;
+  /** Threads with pending messages. */
+  queuedThreads(): Promise<string[]>;
+  /** Forgets a delivered message (its thread holds it now), or marks it failed with the refusal's code and message. */
+  finishQueuedMessage(messageId: string, outcome: { failure?: { code: string; message: string } }): Promise<void>;
+  /** Forgets a message (refused at once, so the sender got the refusal instead). */
+  removeQueuedMessage(messageId: string): Promise<void>;
+}
+
 /** Everything opspilot stores beside LangGraph's checkpoints. */
 export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, Pruner {
   /** Incidents and their waiting messages, on the same connection. */
   readonly incidents: IncidentStore;
+  /** Messages waiting for busy threads (`multitaskStrategy`), on the same connection. */
+  readonly messageQueue: MessageQueueStore;
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;
@@ -184,7 +220,7 @@ export interface IncidentRow {
   incidentId: string;
   /** Where the alert came from (`alertmanager`). */
   source: string;
-  /** The source's group key (Alertmanager's `groupKey`); unique with `source`. */
+  /** The source's group key (Alertmanager's `groupKey`, PagerDuty's incident id): each episode of a group is one incident. */
   groupKey: string;
   /** The incident's thread, owned by the alert user. */
   threadId: string;
@@ -235,9 +271,11 @@ export interface IncidentMessage {
 
 /** Incidents and the messages waiting for their threads. */
 export interface IncidentStore {
-  /** Stores the incident, its thread and its first message; when (source, groupKey) exists, returns that one instead. */
+  /** Stores the incident, its thread and its first message; when `incidentId` exists, returns that one instead. */
   openIncident(incident: NewIncident): Promise<{ incident: IncidentRow; created: boolean }>;
-  /** Applies a change and queues its message in one transaction; false when another delivery changed it first. */
+  /** The group's newest incident, and how many the group has had (one per episode: firing until resolved). */
+  latestIncident(source: string, groupKey: string): Promise<{ incident?: IncidentRow; episodes: number }>;
+  /** Applies a change to a firing incident and queues its message in one transaction; false when another delivery changed it first. */
   changeIncident(change: IncidentChange): Promise<boolean>;
   getIncident(incidentId: string): Promise<IncidentRow | undefined>;
   /** Firing incidents first, then newest first; at most `limit`. */
@@ -246,4 +284,15 @@ export interface IncidentStore {
   pendingIncidentMessages(): Promise<IncidentMessage[]>;
   /** Marks a message delivered. */
   finishIncidentMessage(incidentId: string, seq: number): Promise<void>;
+  /** Whether a webhook delivery id of `source` was remembered (and not yet pruned). */
+  knowsDelivery(source: string, deliveryId: string): Promise<boolean>;
+  /**
+   * Remembers a webhook delivery id, received at `at` (epoch ms): true the first time, false when any
+   * process remembered it before (insert-or-ignore on the primary key). Prunes ids older than
+   * `DELIVERY_MEMORY_MS` on the way.
+   */
+  rememberDelivery(source: string, deliveryId: string, at: number): Promise<boolean>;
 }
+
+/** How long `IncidentStore.rememberDelivery` keeps a delivery id: 7 days, longer than any source's retries. */
+export const DELIVERY_MEMORY_MS = 7 * 24 * 60 * 60 * 1000;

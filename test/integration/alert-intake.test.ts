@@ -167,7 +167,34 @@ describe("Alertmanager intake", () => {
     expect((await incidents(server.operator)).map((listed) => listed.status)).toEqual(["firing", "resolved"]);
   });
 
+  it("opens the group's next incident, on a thread of its own, when the group fires again after it was resolved", async () => {
+    const again = await post(server, { ...withJoinedAlert(), status: "resolved" });
+    expect(await again.json()).toEqual({ incidentId, outcome: "unchanged" });
+    const refired = await post(server, firingFixture());
+    expect(refired.status).toBe(202);
+    const { incidentId: nextId, outcome } = (await refired.json()) as { incidentId: string; outcome: string };
+    expect(outcome).toBe("opened");
+    expect(nextId).not.toBe(incidentId);
+    const next = (await (await server.operator.request("GET", `/api/incidents/${nextId}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(next).toMatchObject({ status: "firing", threadId: `incident-${nextId}`, resolvedAt: null });
+    const group = (await incidents(server.operator)).filter((listed) =>
+      [nextId, incidentId].includes(listed.incidentId as string),
+    );
+    expect(group).toMatchObject([
+      { incidentId: nextId, status: "firing" },
+      { incidentId, status: "resolved" },
+    ]);
+    const repeated = await post(server, firingFixture());
+    expect(await repeated.json()).toEqual({ incidentId: nextId, outcome: "unchanged" });
+    await server.intake.worker.idle();
+    await rejectPause(server, `incident-${nextId}`);
+  });
+
   it("refuses bad deliveries with a clear 4xx and stores nothing", async () => {
+    const before = (await incidents(server.operator)).length;
     const refusals: Array<[Promise<Response>, number, string]> = [
       [post(server, firingFixture(), null), 401, "unauthorized"],
       [post(server, firingFixture(), "wrong-token-0123456789"), 401, "unauthorized"],
@@ -183,10 +210,11 @@ describe("Alertmanager intake", () => {
     expect(((await version.json()) as { error: { message: string } }).error.message).toBe(
       'version: version must be "4", not "3"',
     );
-    expect(await incidents(server.operator)).toHaveLength(2);
+    expect(await incidents(server.operator)).toHaveLength(before);
   });
 
   it("takes a group of 1,000 alerts and refuses 1,001 and a body over 1 MiB", async () => {
+    const before = (await incidents(server.operator)).length;
     const [alert] = firingFixture().alerts as Array<Record<string, unknown>>;
     const many = (count: number) => ({
       ...firingFixture(),
@@ -202,7 +230,7 @@ describe("Alertmanager intake", () => {
     expect(huge.status).toBe(413);
     await server.intake.worker.idle();
     const listed = await incidents(server.operator);
-    expect(listed).toHaveLength(3);
+    expect(listed).toHaveLength(before + 1);
   });
 
   it("lets viewers read no incidents and opens incident threads to other operators and admins", async () => {

@@ -28,6 +28,7 @@ describe("loadEnv", () => {
       OPSPILOT_PRICE_INPUT_PER_MTOK: 0,
       OPSPILOT_PRICE_OUTPUT_PER_MTOK: 0,
       OPSPILOT_PAUSE_WEBHOOK_FORMAT: "json",
+      OPSPILOT_INCIDENT_WEBHOOK_FORMAT: "json",
       OPSPILOT_ALERT_USER: { id: "alertmanager", role: "operator" },
     });
   });
