@@ -7,6 +7,7 @@ import type { RunUser } from "../contracts/user.js";
 import { threadStanding } from "../graph/pause.js";
 import type { IncidentMessage, Storage } from "../storage/types.js";
 import type { Logger } from "./logger.js";
+import { MessageAlreadyPostedError } from "./queued-plan.js";
 import type { Runtime } from "./runtime.js";
 
 /** What delivers incidents' waiting messages to their threads. */
@@ -35,7 +36,8 @@ export interface IncidentWorker {
  * Delivers messages in order, one pass at a time: a thread takes its next message only when it is
  * idle, so a follow-up that arrives during a run waits (stored) and runs after it. A message is
  * marked delivered once its run holds the thread; a process that dies after that leaves the run
- * unfinished, and the next process recovers it like any other thread.
+ * unfinished, and the next process recovers it like any other thread. Each message goes in with
+ * an id of its own, so two processes that read it waiting run it once.
  */
 export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWorker {
   const { runtime, storage, graph, user, logger } = options;
@@ -86,12 +88,20 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
         if (await addNote(message)) await storage.incidents.finishIncidentMessage(message.incidentId, message.seq);
         return;
       }
-      const events = await runtime.startRun({ threadId: message.threadId, message: message.message, user });
+      // The message's own id: a process that read the same waiting message runs it only while the thread lacks it.
+      const events = await runtime.startRun({
+        threadId: message.threadId,
+        message: message.message,
+        user,
+        messageId: `${message.incidentId}:${message.seq}`,
+      });
       await storage.incidents.finishIncidentMessage(message.incidentId, message.seq);
       follow(events);
     } catch (error) {
-      // A busy or paused thread keeps the message for later; an unfinished one is recovered first.
-      if (error instanceof ThreadUnfinishedError) follow(await runtime.recoverRun(message.threadId, user));
+      // Another process ran it already; a busy or paused thread keeps it for later; an unfinished one is recovered first.
+      if (error instanceof MessageAlreadyPostedError)
+        await storage.incidents.finishIncidentMessage(message.incidentId, message.seq);
+      else if (error instanceof ThreadUnfinishedError) follow(await runtime.recoverRun(message.threadId, user));
       else if (!(error instanceof ThreadBusyError || error instanceof ThreadPausedError)) throw error;
     }
   }

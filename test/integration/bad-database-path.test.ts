@@ -20,12 +20,12 @@ const CASES = [
   ],
 ] as const;
 
-describe("a bad OPSPILOT_DB", { timeout: 60_000 }, () => {
+describe("a bad OPSPILOT_DB", { timeout: 90_000 }, () => {
   it.each(CASES)("stops npm start and the CLI with one line and exit 2 for %s", async (_name, db, reason) => {
     const line = `opspilot: Cannot open the SQLite database ${db}: ${reason}`;
     const [server, cli] = await Promise.all([
-      runCliProcess([], { db, entry: "src/main.ts", env: { PORT: "0" } }, 20_000),
-      runCliProcess(["ask", "how is payment-service doing?"], { db }, 20_000),
+      runCliProcess([], { db, entry: "src/main.ts", env: { PORT: "0" } }, 45_000),
+      runCliProcess(["ask", "how is payment-service doing?"], { db }, 45_000),
     ]);
     // The CLI's line ends with the error's code, as for every configuration error it refuses.
     for (const [result, expected] of [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolError } from "../../../src/contracts/errors.js";
+import type { RunEvent } from "../../../src/contracts/events.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { collectEvents } from "../../../src/service/recorded-events.js";
 import { defineTool } from "../../../src/tools/types.js";
@@ -58,8 +59,13 @@ describe("execute_tools", () => {
     });
     const threadId = await harness.runtime.createThread(harness.user);
     const stream = await harness.runtime.startRun({ threadId, message: "slow", user: harness.user });
-    setTimeout(() => void harness.runtime.cancelRun(threadId, harness.user), 100);
-    const events = await collectEvents(stream);
+    // Cancelled once both calls are under way (each takes a second), whatever the machine's load.
+    const events: RunEvent[] = [];
+    for await (const event of stream) {
+      events.push(event as RunEvent);
+      if (event.type === "tool_call" && events.filter((seen) => seen.type === "tool_call").length === 2)
+        void harness.runtime.cancelRun(threadId, harness.user);
+    }
     expect(
       events
         .filter((event) => event.type === "tool_result")
