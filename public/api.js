@@ -111,8 +111,29 @@ export function streamRecover(threadId, onEvent, signal) {
   return streamPost(`${threadPath(threadId)}/recover`, {}, onEvent, signal);
 }
 
+/**
+ * Sends a message with a multitask strategy (`enqueue` or `interrupt`) for a thread that is
+ * running or waits for an answer. Resolves once the server has answered: `{ queued: { messageId,
+ * position } }` when it queued the message (202), else `{ stream(onEvent) }`, which reads the new
+ * run's events. The request leaves at once, so an interrupt reaches the server while the page
+ * still follows the run it stops.
+ */
+export async function postMessage(threadId, message, multitaskStrategy, signal) {
+  const response = await request(`${threadPath(threadId)}/runs`, {
+    method: "POST",
+    body: { message, multitaskStrategy },
+    signal,
+  });
+  if (response.status === 202) return { queued: await response.json() };
+  return { stream: (onEvent) => readEvents(response, onEvent) };
+}
+
 async function streamPost(path, body, onEvent, signal) {
   const response = await request(path, { method: "POST", body, signal });
+  await readEvents(response, onEvent);
+}
+
+async function readEvents(response, onEvent) {
   for await (const frame of readFrames(response.body)) {
     if (frame.event === "error") throw new ApiError(500, "internal", "The run stream failed.");
     onEvent(JSON.parse(frame.data));

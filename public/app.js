@@ -1,10 +1,13 @@
 // The page's controller: thread id in the address, the thread list, live run streams (with the
-// answer streaming in), pauses, Stop, and a reload that redraws the thread from its events.
+// answer streaming in), pauses, Stop, a message sent while a run works or waits (queued or
+// interrupting), and a reload that redraws the thread from its events.
 import { putThreadIdInAddress, threadIdFromAddress } from "./address.js";
 import * as api from "./api.js";
 import { apiErrorText, applyStaticLabels, t, toggleLanguage } from "./i18n.js";
 import { answerNote, recordedAnswerNote, renderPause } from "./pause.js";
 import { IncidentList } from "./incidents.js";
+import { QueuedMessages } from "./queued.js";
+import { SendChoice } from "./send-choice.js";
 import { ThreadList } from "./threads.js";
 import { Transcript } from "./transcript.js";
 
@@ -31,10 +34,16 @@ const state = {
   current: undefined,
   // Whether new steps scroll into view: on while the reader is at the newest step.
   follow: true,
+  // The pause whose form is on the page: its results close the form when the pause ends elsewhere.
+  livePause: undefined,
+  // Off once the server refused this user an interrupt (a viewer).
+  mayInterrupt: true,
 };
 const transcript = new Transcript(ui.log, {
   loadResult: (callId) => api.getResult(state.threadId, callId),
 });
+const queue = new QueuedMessages(transcript);
+const choice = new SendChoice({ root: byId("send-choice"), composer: ui.message });
 const threadList = new ThreadList({
   list: byId("thread-list"),
   panel: byId("threads-panel"),
@@ -66,7 +75,6 @@ function setRunning(running) {
   state.running = running;
   // Stop also ends a pause that waits for an answer, so it stays while one does.
   ui.stop.hidden = !running && !state.paused;
-  ui.send.disabled = running;
   document.body.dataset.running = String(running);
 }
 
@@ -99,9 +107,33 @@ function handleEvent(event) {
   if (state.seen.has(event.seq)) return;
   state.seen.add(event.seq);
   state.lastSeq = Math.max(state.lastSeq, event.seq);
-  if (event.type === "run_started") state.paused = false;
+  if (event.type === "run_started") {
+    state.paused = false;
+    state.finished = false;
+    // A new run takes the message first in line; a continuation takes none.
+    if (!event.resumed) queue.started();
+  }
   renderEvent(event);
+  if (event.type === "run_started" && !event.resumed) queue.keepBelow();
+  closeEndedPause(event);
   reveal();
+}
+
+/**
+ * Closes the pause form once its pause ended without this form's answer (a new message
+ * superseded it, another tab answered it): the note says how each call was answered.
+ */
+function closeEndedPause(event) {
+  const pause = state.livePause;
+  if (!pause) return;
+  if (event.type === "tool_result" && pause.interrupt.calls.some((call) => call.callId === event.callId))
+    pause.results.set(event.callId, event);
+  if (event.type !== "run_finished" || event.stopReason === "interrupted") return;
+  state.livePause = undefined;
+  if (!pause.slot.querySelector("form.pause")) return;
+  const note = recordedAnswerNote(pause.interrupt, pause.results);
+  if (note) pause.slot.replaceChildren(note);
+  else pause.slot.remove();
 }
 
 /** Draws a recorded event; a pause becomes a form when it is live (`live`), else only its place. */
@@ -151,6 +183,7 @@ async function followStream(open) {
       showNotice(t("connectionLost"));
     }
     if (!state.finished) await catchUp();
+    if (queue.waiting) await followQueue();
     showNotice("");
   } finally {
     setRunning(false);
@@ -158,13 +191,16 @@ async function followStream(open) {
 }
 
 /**
- * Follows a run the page is not streaming: recorded events after the last one shown, until
- * the thread stops running. Without any event shown yet, redraws the history at the end.
+ * Follows a run the page is not streaming: recorded events after the last one shown (and the
+ * queued messages' places), until the thread stops running. Without any event shown yet,
+ * redraws the history at the end.
  */
 async function catchUp() {
   for (;;) {
     const view = await api.getThread(state.threadId);
     if (state.lastSeq > 0) for (const event of await api.eventsAfter(state.threadId, state.lastSeq)) handleEvent(event);
+    // Queued messages move up in line while the runs before them go.
+    queue.update(view);
     if (view.status !== "running" || state.finished) {
       if (state.lastSeq === 0) await showThread(view);
       return;
@@ -175,8 +211,30 @@ async function catchUp() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How often the page looks at a thread whose queued messages wait for their turn. */
+const QUEUE_POLL_MS = 1000;
+
+/**
+ * Follows the thread while messages shown as queued wait: their runs come in from the recorded
+ * events, in order, and the markers follow the thread view. A pause in the way ends the wait
+ * (the queue waits for the answer too); the last started run is followed to its end.
+ */
+async function followQueue() {
+  const threadId = state.threadId;
+  while (queue.waiting && state.threadId === threadId) {
+    // The view first: the events read after it hold the start of every run it shows.
+    const view = await api.getThread(threadId);
+    for (const event of await api.eventsAfter(threadId, state.lastSeq)) handleEvent(event);
+    queue.update(view);
+    if (view.status === "interrupted") return;
+    if (queue.waiting) await sleep(QUEUE_POLL_MS);
+  }
+  if (state.threadId === threadId && !state.finished) await catchUp();
+}
+
 function showPause(slot, interrupt) {
   state.paused = true;
+  state.livePause = { slot, interrupt, results: new Map() };
   ui.stop.hidden = false;
   refreshLists();
   renderPause(slot, interrupt, (resume, refuse) => {
@@ -212,8 +270,10 @@ async function showThread(view) {
   const events = await api.eventsAfter(state.threadId, 0);
   state.seen.clear();
   state.lastSeq = 0;
+  state.livePause = undefined;
   if (events.length === 0) {
     const slot = transcript.renderHistory(view);
+    queue.draw(view.queued);
     if (slot) showPause(slot, view.interrupt);
     return reveal("newest");
   }
@@ -233,6 +293,7 @@ async function showThread(view) {
     if (event.type === "loop_interrupt") pauses.push({ slot, interrupt: event });
   }
   for (const message of users) transcript.addUser(message.content);
+  queue.draw(view.queued);
   const pending = view.interrupt;
   for (const { slot, interrupt } of pauses) {
     if (!slot.isConnected) continue;
@@ -255,17 +316,19 @@ async function load() {
   state.paused = false;
   state.follow = true;
   ui.stop.hidden = !state.running;
+  choice.close({ focus: false });
   refreshLists();
   if (!state.threadId) {
     transcript.clear();
+    queue.draw([]);
     transcript.showEmpty();
     return;
   }
   try {
     const view = await api.getThread(state.threadId);
     await showThread(view);
-    // Another tab or a lost connection started this run: follow it from its records.
-    if (view.status === "running") await runStream(async () => {});
+    // Another tab or a lost connection started this run, or queued messages wait: follow them from the records.
+    if (view.status === "running" || (queue.pending && view.status !== "interrupted")) await runStream(async () => {});
     if (view.unfinished) offerRecovery();
   } catch (error) {
     if (error.status === 401) return handleRefusal(error);
@@ -299,13 +362,79 @@ async function send(message) {
   });
 }
 
+/**
+ * Sends the composer's message with `strategy` (`enqueue` or `interrupt`): a queued message shows
+ * as queued and the page follows the thread until its run streams in; a streamed answer (the
+ * thread was free, or the interrupt went through) streams after the events recorded before it
+ * (a superseded pause's closing). Throws the refusal, with the text back in the composer.
+ */
+async function sendWithStrategy(strategy) {
+  const message = ui.message.value.trim();
+  if (!message) return;
+  ui.message.value = "";
+  const bubble = transcript.addUser(message);
+  if (strategy === "interrupt") queue.add(bubble, { first: true });
+  state.follow = true;
+  reveal("newest");
+  let posted;
+  try {
+    posted = await api.postMessage(state.threadId, message, strategy);
+  } catch (error) {
+    queue.remove(bubble);
+    bubble.remove();
+    if (!ui.message.value) ui.message.value = message;
+    throw error;
+  }
+  if (posted.queued) queue.add(bubble, posted.queued);
+  else if (strategy !== "interrupt") queue.remove(bubble);
+  const threadId = state.threadId;
+  const open = posted.stream
+    ? async (onEvent) => {
+        for (const event of await api.eventsAfter(threadId, state.lastSeq)) onEvent(event);
+        await posted.stream(onEvent);
+      }
+    : async () => {};
+  runStream(open).catch((error) => (error instanceof api.ApiError ? handleRefusal(error) : showNotice(String(error))));
+}
+
+/** What the choice shows when the chosen strategy was refused; undefined once the message is sent. */
+async function chooseStrategy(strategy) {
+  try {
+    await sendWithStrategy(strategy);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof api.ApiError)) return { error: String(error) };
+    if (error.status === 401) handleRefusal(error);
+    if (error.status === 403 && strategy === "interrupt") {
+      state.mayInterrupt = false;
+      return { error: t("interruptRefused"), withoutInterrupt: true };
+    }
+    return { error: apiErrorText(error.code) ?? error.message };
+  }
+}
+
+/** Asks what to do with a message for a thread that is `running` or `paused`. */
+function offerChoice(standing) {
+  showNotice("");
+  choice.offer({
+    standing,
+    // Only viewers are refused the incident list (403), and only viewers may not interrupt.
+    canInterrupt: state.mayInterrupt && !incidentList.forbidden,
+    onChoose: chooseStrategy,
+  });
+}
+
 ui.composer.addEventListener("submit", (event) => {
   event.preventDefault();
   const message = ui.message.value.trim();
-  if (!message || state.running) return;
+  if (!message) return;
+  if (state.running || state.paused || queue.pending) return offerChoice(state.paused ? "paused" : "running");
   ui.message.value = "";
   send(message).catch((error) => {
     if (!ui.message.value) ui.message.value = message;
+    // Another tab or process started a run, or the page did not know of the pause.
+    if (error instanceof api.ApiError && (error.code === "thread_busy" || error.code === "thread_paused"))
+      return offerChoice(error.code === "thread_paused" ? "paused" : "running");
     handleRefusal(error);
   });
 });
@@ -337,7 +466,10 @@ ui.newThread.addEventListener("click", () => {
 ui.language.addEventListener("click", () => {
   toggleLanguage();
   if (!state.running) void load();
-  else applyStaticLabels();
+  else {
+    applyStaticLabels();
+    choice.render();
+  }
 });
 
 // A single sign-on hands its access token back in the URL fragment (never sent to a server): keep it, drop the fragment.

@@ -26,6 +26,8 @@ export class IncidentList {
     wide.addEventListener("change", (event) => (this.panel.open = event.matches));
     // A user refused once is not asked again on the timer; signing in again (a new load) asks anew.
     this.refused = false;
+    /** Whether the last load was refused for the user's role (403), as it is for viewers only. */
+    this.forbidden = false;
     window.setInterval(() => {
       if (document.visibilityState === "visible" && !this.refused) void this.refresh();
     }, REFRESH_MS);
@@ -47,6 +49,8 @@ export class IncidentList {
     } catch (error) {
       if (error instanceof api.ApiError && (error.status === 401 || error.status === 403)) {
         this.refused = true;
+        // Only viewers are refused with a 403: the page reads the user's role from it.
+        this.forbidden = error.status === 403;
         this.panel.dataset.outcome = "refused";
         this.panel.hidden = true;
         return;
@@ -59,6 +63,7 @@ export class IncidentList {
       return;
     }
     this.refused = false;
+    this.forbidden = false;
     this.panel.dataset.outcome = "listed";
     this.error.hidden = true;
     this.render(incidents);

@@ -10,6 +10,8 @@ import type { Runtime } from "../service/runtime.js";
 import type { RuntimeSettings } from "../service/runtime-settings.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/pause-webhook.js";
+import { createExpiryWebhook } from "../service/approval-expiry-notice.js";
+import { withApprovalDefault } from "../tools/policy.js";
 import { createIncidentReports, type IncidentReports, type IncidentAnswer } from "../service/incident-reports.js";
 import { conclusionOf, recordConclusion } from "../service/past-incidents.js";
 import { openSqlite } from "../storage/open-sqlite.js";
@@ -108,11 +110,21 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
     ...createThreadTools(backend.storage),
   ];
-  const registry = buildToolRegistry({ config, builtIn, sources, logger });
+  // OPSPILOT_APPROVAL_EXPIRES_AFTER is every tool's approvals.expiresAfter unless the config file says otherwise.
+  const tools = withApprovalDefault(config.tools, env.OPSPILOT_APPROVAL_EXPIRES_AFTER);
+  const registry = buildToolRegistry({ config: { ...config, tools }, builtIn, sources, logger });
   watchToolKeys({ config, builtIn, sources, logger });
   // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
   const limits = serverRunLimits(env, config);
   const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
+  const expiryWebhook = env.OPSPILOT_PAUSE_WEBHOOK
+    ? createExpiryWebhook({
+        url: env.OPSPILOT_PAUSE_WEBHOOK,
+        format: env.OPSPILOT_PAUSE_WEBHOOK_FORMAT,
+        publicUrl: publicUrlOf(env),
+        logger,
+      })
+    : undefined;
   const incidentReports = incidentReportsOf(env, {
     storage: backend.storage,
     logger,
@@ -132,6 +144,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
       incidentReports.observe(event);
     },
     onPause: pauseWebhook?.notify,
+    onApprovalExpired: expiryWebhook?.notify,
     defaults: { ...limits.defaults, ...options.defaults },
     limits: limits.policy,
     quotas: dailyQuotas(env),
@@ -158,7 +171,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     async close() {
       await runtime.close();
       // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
-      await Promise.all([pauseWebhook?.close(), incidentReports.close()]);
+      await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close()]);
       await closeSources(sources);
       await runbooks?.close();
       await backend.close();

@@ -53,6 +53,7 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
     quotas: parts.quotas,
     onEvent: parts.onEvent,
     onPause: parts.onPause,
+    onApprovalExpired: parts.onApprovalExpired,
     logger: parts.logger,
     shutdownGraceMs: parts.shutdownGraceMs,
     currentRoles: parts.currentRoles,

@@ -23,6 +23,8 @@ export function describePause(pause: InterruptValue, view: PauseView): string[] 
       : style.yellow(style.bold(`⏸ Waiting for you (${pause.interruptType}):`));
   const lines = [`${title} ${pause.reason}`];
   if (pause.error) lines.push(style.red(`  Your previous answer was refused: ${pause.error}`));
+  if (pause.expiresAt)
+    lines.push(style.dim(`  Answer by ${pause.expiresAt}: then the waiting calls are answered approval_expired.`));
   for (const call of pause.calls) lines.push(...describeCall(call, view));
   return lines;
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ConfigError } from "../contracts/errors.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
+import { ExpiresAfterSchema } from "./schema.js";
 
 const TOKEN_ENTRY = /^([^\s=,]{8,})=([A-Za-z0-9._@-]+):([a-z_]+)$/;
 
@@ -140,6 +141,13 @@ export const EnvSchema = z.object({
     .describe(
       "Signing secret of the PagerDuty V3 webhook subscription posting to POST /api/alerts/pagerduty; unset turns PagerDuty intake off",
     ),
+  OPSPILOT_SLACK_SIGNING_SECRET: z
+    .string()
+    .regex(/^\S{16,}$/, { error: "must be at least 16 characters without spaces" })
+    .optional()
+    .describe(
+      "Signing secret of the Slack app whose Approve and Reject buttons post to POST /api/integrations/slack/interactions; unset turns Slack approvals off",
+    ),
   OPSPILOT_ALERT_USER: z
     .string()
     .regex(/^[A-Za-z0-9._@-]+:[a-z_]+$/, { error: "must look like user:role" })
@@ -200,6 +208,9 @@ export const EnvSchema = z.object({
   OPSPILOT_PRICE_OUTPUT_PER_MTOK: decimal(0)
     .default(0)
     .describe("USD per million output tokens, for cost records and budgets"),
+  OPSPILOT_APPROVAL_EXPIRES_AFTER: ExpiresAfterSchema.optional().describe(
+    'How long an approval may wait ("5s", "30m", "2h", "1d") for every tool whose approvals.expiresAfter says nothing; then the call is answered approval_expired and the run goes on. Unset: approvals wait until answered',
+  ),
   OPSPILOT_PAUSE_WEBHOOK: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://hooks.slack.com/services/..." })
     .optional()

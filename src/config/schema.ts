@@ -2,12 +2,19 @@ import { z } from "zod";
 import { KNOWN_ROLES } from "../contracts/user.js";
 import { PROFILE_NAME, RunLimitsSchema } from "../contracts/limits.js";
 import { ToolsetsSchema } from "./toolsets-schema.js";
+import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../contracts/duration.js";
 
 /** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
 const TOOL_PATTERN = /^[A-Za-z0-9_.:*?-]+$/;
 
 /** Characters of a tool name. */
 const TOOL_NAME = /^[A-Za-z0-9_.:-]+$/;
+
+/** A Slack user id (`U…`, or `W…` on Enterprise Grid). */
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+/** An opspilot user id, as `OPSPILOT_API_TOKENS` spells them. */
+const USER_ID = /^[A-Za-z0-9._@-]+$/;
 
 /** Whether a server's tool annotations may lower a write's risk or allow a retry (design §12). */
 const TrustAnnotationsSchema = z
@@ -62,6 +69,24 @@ export const AskFieldSchema = z
   })
   .strict();
 
+/** A duration like `30m`, or `never` (which turns a server default off for the tools it matches). */
+export const ExpiresAfterSchema = z
+  .string()
+  .regex(new RegExp(`^never$|${DURATION_PATTERN.source}`), { error: `${DURATION_HINT}, or "never"` })
+  .refine((value) => value === "never" || parseDuration(value) !== undefined, { error: DURATION_HINT });
+
+/**
+ * How the tools' approvals behave; merged key by key across the entries that match a tool, so
+ * keys added later (who must approve) combine with `expiresAfter` set by another entry.
+ */
+export const ApprovalsSchema = z
+  .object({
+    expiresAfter: ExpiresAfterSchema.optional().describe(
+      'How long an approval may wait ("5s", "30m", "2h", "1d"); then the call is answered approval_expired and the run goes on. "never" turns OPSPILOT_APPROVAL_EXPIRES_AFTER off here',
+    ),
+  })
+  .strict();
+
 /** Policy overrides for the tools a name or glob matches; each field wins over the tool's own setting. */
 export const ToolPolicySchema = z
   .object({
@@ -87,6 +112,7 @@ export const ToolPolicySchema = z
       .array(z.string().regex(TOOL_NAME, { error: "must be a tool name" }))
       .optional()
       .describe("Tools to suggest when this one fails (those the user may call and that are up)"),
+    approvals: ApprovalsSchema.optional().describe("How approvals of this tool's calls behave (expiry)"),
   })
   .strict();
 
@@ -146,6 +172,27 @@ export const ConfigFileSchema = z
       .describe(
         'Named sets of run limits a run picks by name (e.g. "quick", "investigate", "change"); each must stay within the OPSPILOT_* ceilings',
       ),
+    chat: z
+      .object({
+        slack: z
+          .object({
+            users: z
+              .record(
+                z.string().regex(SLACK_USER_ID, { error: "must be a Slack user id such as U0123ABCD" }),
+                z.string().regex(USER_ID, { error: "must be an opspilot user id (letters, digits, . _ @ -)" }),
+              )
+              .default({})
+              .describe(
+                'Slack user id → opspilot user id (e.g. { "U0123ABCD": "olga" }); the user\'s role comes from OPSPILOT_API_TOKENS. Unlisted Slack users cannot answer pauses from Slack',
+              ),
+          })
+          .strict()
+          .optional()
+          .describe("Approving pauses from Slack (OPSPILOT_SLACK_SIGNING_SECRET): who is who"),
+      })
+      .strict()
+      .optional()
+      .describe("Chat integrations"),
   })
   .strict()
   .describe("opspilot.config.json: MCP servers, tool policies, a runbooks folder and the demo tools");
@@ -154,5 +201,7 @@ export const ConfigFileSchema = z
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** One MCP server entry. */
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
+/** A tool policy's `approvals`. */
+export type ApprovalsPolicy = z.infer<typeof ApprovalsSchema>;
 /** One tool policy override. */
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;

@@ -78,6 +78,16 @@ export class NotPausedError extends OpsPilotError {
   }
 }
 
+/** An answer to a pause whose approvals expired: the stale-pause refusal (`not_paused`), saying when and why. */
+export class PauseExpiredError extends OpsPilotError {
+  constructor(threadId: string, expiresAt: string) {
+    super(
+      "not_paused",
+      `Thread ${threadId} no longer waits for this answer: its approval expired at ${expiresAt}, so the waiting calls are answered approval_expired and the run goes on without them.`,
+    );
+  }
+}
+
 /** Another run of the same thread is in progress. */
 export class ThreadBusyError extends OpsPilotError {
   constructor(threadId: string) {

@@ -26,8 +26,10 @@ export const ArgChangeSchema = z.object({
 
 /** How a person answered the pause a call waited in, as a `tool_result` and the thread view show it (masked). */
 export const CallDecisionViewSchema = z.object({
-  action: z.enum(["approve", "edit", "reject"]),
-  by: z.string().describe("Id of the user who answered"),
+  action: z
+    .enum(["approve", "edit", "reject", "expire"])
+    .describe("expire: no one answered in time, and opspilot itself closed the pause"),
+  by: z.string().describe("Id of the user who answered (opspilot's own id for an expiry)"),
   message: z.string().optional().describe("The note given with the answer (a rejection's reason)"),
   changes: z
     .array(ArgChangeSchema)

@@ -11,6 +11,7 @@ const ERROR_CODES = [
   "rate_limited",
   "cancelled",
   "rejected_by_user",
+  "approval_expired",
   "skipped",
   "outcome_unknown",
   "internal",
@@ -59,8 +60,8 @@ export type Observation =
  * and what changed. `argsBefore` are the args the person was shown (raw; masked when viewed).
  */
 export interface CallDecision {
-  /** What the person chose. */
-  action: "approve" | "edit" | "reject";
+  /** What the person chose; `expire` when no one answered in time and opspilot closed the pause (`SYSTEM_ACTOR`). */
+  action: "approve" | "edit" | "reject" | "expire";
   /** Who answered. */
   userId: string;
   /** The note given with the answer (the reason of a rejection). */

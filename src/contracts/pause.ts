@@ -33,6 +33,12 @@ export const InterruptValueSchema = z.object({
     .optional()
     .describe("The waiting calls in LangChain's HITLRequest shape (absent in pauses saved before it was added)"),
   reviewConfigs: z.array(ReviewConfigSchema).optional().describe("What may be answered for each action request"),
+  expiresAt: z
+    .string()
+    .optional()
+    .describe(
+      "ISO 8601 time the pause's approvals expire (the earliest of its high-risk calls' `approvals.expiresAfter`): then every waiting call is answered approval_expired and the run goes on; absent when they never expire",
+    ),
 });
 
 /** The pause a client must answer. */
@@ -65,6 +71,17 @@ export const DecisionSchema = z
 
 /** The resume value passed as `new Command({ resume })` (design §4). */
 export const ResumeValueSchema = z.object({ decisions: z.array(DecisionSchema).min(1) }).strict();
+
+/**
+ * opspilot's own answer to a pause whose approvals expired: accepted only once the pause's
+ * `expiresAt` has passed, it answers every waiting call `approval_expired` (decided by `SYSTEM_ACTOR`).
+ */
+export const ExpiryResumeSchema = z
+  .object({ expire: z.object({ interruptId: z.string().min(1).describe("The pause that expired") }).strict() })
+  .strict();
+
+/** The expiry answer. */
+export type ExpiryResume = z.infer<typeof ExpiryResumeSchema>;
 
 /** One decision of a resume. */
 export type Decision = z.infer<typeof DecisionSchema>;

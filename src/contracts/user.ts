@@ -1,6 +1,13 @@
 /** Roles an API token may carry; a typo in a token's role would silently lock a user out of every tool. */
 export const KNOWN_ROLES = ["viewer", "operator", "admin"] as const;
 
+/**
+ * The actor opspilot itself acts as where no person decided (a pause whose approvals
+ * expired): its id cannot be a token's user (tokens' ids have no `:`) and its role is none a
+ * credential can carry, so the records never mistake it for a person.
+ */
+export const SYSTEM_ACTOR: Readonly<RunUser> = Object.freeze({ id: "opspilot:system", role: "system" });
+
 /** A role that decides which tools a user may run; tools list the roles allowed to call them. */
 export type Role = string;
 

@@ -109,7 +109,12 @@ export function asksApproval(calls: readonly ProposedCall[], registry: ToolRegis
 }
 
 /** Error classes that are not the tools' fault, so they neither count as nor break a run of failed steps. */
-const NOT_A_TOOL_FAILURE: ReadonlySet<string> = new Set(["rejected_by_user", "cancelled", "skipped"]);
+const NOT_A_TOOL_FAILURE: ReadonlySet<string> = new Set([
+  "rejected_by_user",
+  "approval_expired",
+  "cancelled",
+  "skipped",
+]);
 
 /** How one call of a step ended, as the failure breaker sees it. */
 export interface StepResult {

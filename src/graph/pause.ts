@@ -5,14 +5,17 @@ import { callBase, type PlannedCall, type WaitingCallPlan } from "../contracts/c
 import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";
 import {
+  ExpiryResumeSchema,
   InterruptValueSchema,
   ResumeValueSchema,
   type Decision,
   type InterruptValue,
   type WaitingCall,
 } from "../contracts/pause.js";
+import type { CallDecision } from "../contracts/observation.js";
+import { durationWords } from "../contracts/duration.js";
 import type { Language } from "../contracts/language.js";
-import type { Role, RunUser } from "../contracts/user.js";
+import { SYSTEM_ACTOR, type Role, type RunUser } from "../contracts/user.js";
 import { describeIssues, missingAskFields } from "./validation.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { decisionsFromHitl, hitlRequestOf, isHitlShaped } from "../contracts/hitl.js";
@@ -60,7 +63,7 @@ export function waitingCalls(batch: Batch | null): WaitingCallPlan[] {
  * re-runs on resume. Any high-risk waiting call makes it `confirm_risky`, even when it also
  * waits for fields: the form and the risk are one pause, answered by one approval of the final args.
  */
-export function buildInterrupt(batch: Batch, language: Language): InterruptValue {
+export function buildInterrupt(batch: Batch, language: Language, expiry?: ExpirySource): InterruptValue {
   const waiting = waitingCalls(batch);
   const interruptId =
     "int_" +
@@ -70,6 +73,7 @@ export function buildInterrupt(batch: Batch, language: Language): InterruptValue
       .slice(0, 16);
   const reasons = waiting.map((call) => waitingReason(call, language));
   const calls = waitingCallsOf(batch);
+  const deadline = pauseDeadline(batch, expiry);
   return {
     interruptId,
     interruptType: waiting.some((call) => call.risk === "high") ? "confirm_risky" : "params_required",
@@ -77,7 +81,53 @@ export function buildInterrupt(batch: Batch, language: Language): InterruptValue
     calls,
     // The same pause in LangChain's human-in-the-loop shape, for the UIs that render it.
     ...hitlRequestOf(calls, (_call, index) => reasons[index]!),
+    ...(deadline ? { expiresAt: new Date(deadline.expiresAt).toISOString() } : {}),
   };
+}
+
+/** What a pause's deadline is computed from: the tools' `approvalExpiresAfterMs`, and when the pause began. */
+export interface ExpirySource {
+  /** The tools the graph was built with (their policy says how long an approval may wait). */
+  registry: ToolRegistry;
+  /** Epoch ms the pause began: the run's last active moment, which stays put while it waits. */
+  since: number;
+}
+
+/** When a pause's approvals expire (epoch ms) and after how long it waited then. */
+export interface PauseDeadline {
+  expiresAt: number;
+  afterMs: number;
+}
+
+/**
+ * When the batch's pause expires: at the earliest `approvalExpiresAfterMs` of its high-risk
+ * waiting calls (a pause is one answer: it expires whole). A pause with no such call never
+ * expires, so one that only asks for fields waits as long as it takes.
+ */
+export function pauseDeadline(batch: Batch, expiry: ExpirySource | undefined): PauseDeadline | undefined {
+  if (!expiry) return undefined;
+  const lengths = waitingCalls(batch)
+    .filter((call) => call.risk === "high")
+    .flatMap((call) => {
+      const ms = expiry.registry.get(call.tool)?.approvalExpiresAfterMs;
+      return ms === undefined ? [] : [ms];
+    });
+  if (lengths.length === 0) return undefined;
+  const afterMs = Math.min(...lengths);
+  return { expiresAt: expiry.since + afterMs, afterMs };
+}
+
+/** The observation a call gets when its pause expired, in the run's language. */
+export function expiredMessage(call: WaitingCallPlan, afterMs: number, language: Language = "en"): string {
+  const within = durationWords(afterMs, language);
+  const approval = call.risk === "high";
+  if (language === "zh")
+    return approval
+      ? `没有人在 ${within}内批准这次 ${call.tool} 调用。`
+      : `没有人在 ${within}内回答这次 ${call.tool} 调用：它所在的等待已过期。`;
+  return approval
+    ? `No one approved ${call.tool} within ${within}.`
+    : `No one answered ${call.tool} within ${within}: the pause it waited in expired.`;
 }
 
 /** The waiting calls as a pause shows them, in the batch's order. */
@@ -121,11 +171,28 @@ export interface ResumeContext {
   owner?: { id: string; roles: readonly Role[] };
   /** The run's language, for the observation a rejection writes (English when absent). */
   language?: Language;
+  /** The pause being answered and when its approvals expire: a person's answer is refused after that, opspilot's expiry before. */
+  pause?: { interruptId: string; deadline?: PauseDeadline };
+  /** Epoch ms of the answer (the clock by default). */
+  now?: number;
+}
+
+/** A decision as the records keep it: a person's answer, or opspilot's expiry. */
+export interface AnsweredDecision {
+  callId: string;
+  action: CallDecision["action"];
+  message?: string;
 }
 
 /** A resume applied to a batch, or why it was refused: an answer that does not fit, or one its user may not give. */
 export type ResumeOutcome =
-  | { ok: true; batch: Batch; decisions: Decision[] }
+  | {
+      ok: true;
+      batch: Batch;
+      decisions: AnsweredDecision[];
+      /** Who decided: `SYSTEM_ACTOR` for an expiry, else absent (the answering user). */
+      decidedBy?: RunUser;
+    }
   | { ok: false; code: "resume_rejected" | "permission_denied"; error: string };
 
 const rejected = (error: string): ResumeOutcome => ({ ok: false, code: "resume_rejected", error });
@@ -136,6 +203,13 @@ const rejected = (error: string): ResumeOutcome => ({ ok: false, code: "resume_r
  * (or the thread's owner, today) may not run; a rejection needs no authority.
  */
 export function applyResume(batch: Batch, resume: unknown, context: ResumeContext): ResumeOutcome {
+  const expiry = ExpiryResumeSchema.safeParse(resume);
+  if (expiry.success) return applyExpiry(batch, expiry.data.expire.interruptId, context);
+  const deadline = context.pause?.deadline;
+  if (deadline && (context.now ?? Date.now()) >= deadline.expiresAt)
+    return rejected(
+      `This pause expired at ${new Date(deadline.expiresAt).toISOString()}: no answer is taken any more, and its calls are answered approval_expired.`,
+    );
   if (isHitlShaped(resume)) {
     // LangChain's shape: decision i answers waiting call i; the mapped decisions take every check below.
     const decisions = decisionsFromHitl(resume, waitingCallsOf(batch));
@@ -171,6 +245,38 @@ export function applyResume(batch: Batch, resume: unknown, context: ResumeContex
     ok: true,
     batch: { ...batch, calls: batch.calls.map((call) => decided.get(call.callId) ?? call) },
     decisions,
+  };
+}
+
+/**
+ * opspilot's expiry of the pause: every waiting call becomes `approval_expired`, decided by
+ * `SYSTEM_ACTOR`. Refused unless it names the pause being answered and its deadline has passed,
+ * so no one can close a pause early by sending it.
+ */
+function applyExpiry(batch: Batch, interruptId: string, context: ResumeContext): ResumeOutcome {
+  const deadline = context.pause?.deadline;
+  if (context.pause?.interruptId !== interruptId)
+    return rejected(`Pause ${interruptId} is not the one waiting; nothing expired.`);
+  if (!deadline || (context.now ?? Date.now()) < deadline.expiresAt)
+    return rejected(`Pause ${interruptId} has not expired; answer it with decisions.`);
+  const decisions: AnsweredDecision[] = [];
+  const expired = new Map<string, PlannedCall>();
+  for (const call of waitingCalls(batch)) {
+    const message = expiredMessage(call, deadline.afterMs, context.language);
+    const decision: CallDecision = { action: "expire", userId: SYSTEM_ACTOR.id, message, argsBefore: call.args };
+    expired.set(call.callId, {
+      ...callBase(call),
+      decision,
+      status: "failed",
+      failure: { errorCode: "approval_expired", message },
+    });
+    decisions.push({ callId: call.callId, action: "expire", message });
+  }
+  return {
+    ok: true,
+    batch: { ...batch, calls: batch.calls.map((call) => expired.get(call.callId) ?? call) },
+    decisions,
+    decidedBy: SYSTEM_ACTOR,
   };
 }
 

@@ -230,7 +230,8 @@ function recordOutcome(outcome: CallOutcome, errorCode: ErrorCode | undefined): 
   if (outcome.kind === "needs_user") return "interrupt";
   if (errorCode === undefined) return "ok";
   if (errorCode === "cancelled") return "cancelled";
-  if (errorCode === "rejected_by_user") return "rejected";
+  // An approval that expired was not given: the call is recorded like a rejected one, with its own error code.
+  if (errorCode === "rejected_by_user" || errorCode === "approval_expired") return "rejected";
   if (errorCode === "skipped") return "skipped";
   return "error";
 }

@@ -1,6 +1,6 @@
 import { interrupt } from "@langchain/langgraph";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { applyResume, buildInterrupt } from "../graph/pause.js";
+import { applyResume, buildInterrupt, pauseDeadline } from "../graph/pause.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -20,12 +20,21 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
   return async function reviewCalls(state: AgentStateType, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> {
     const run = state.run!;
     const { refusal, ...batch } = state.batch!;
-    const value = buildInterrupt(batch, run.language);
+    // The pause began when the run last worked, which stays put while it waits: its deadline is the same on every re-run.
+    const expiry = { registry: deps.registry, since: run.lastActiveAt };
+    const value = buildInterrupt(batch, run.language, expiry);
     const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
     // The user of this invocation is the one who answers: a resume runs with the answering user's role.
     const answerer = userOf(readRunOptions(config));
-    const outcome = applyResume(batch, answer, { registry: deps.registry, answerer, language: run.language });
+    const outcome = applyResume(batch, answer, {
+      registry: deps.registry,
+      answerer,
+      language: run.language,
+      pause: { interruptId: value.interruptId, deadline: pauseDeadline(batch, expiry) },
+    });
     if (!outcome.ok) return { batch: { ...batch, refusal: outcome.error } };
+    // An expiry is opspilot's decision, not the answering user's.
+    const decider = outcome.decidedBy ?? answerer;
     const before = new Map(batch.calls.map((call) => [call.callId, call.argsHash]));
     for (const decision of outcome.decisions) {
       const after = outcome.batch.calls.find((call) => call.callId === decision.callId);
@@ -34,10 +43,10 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
         callId: decision.callId,
         interruptId: value.interruptId,
         action: decision.action,
-        userId: answerer.id,
-        role: answerer.role,
+        userId: decider.id,
+        role: decider.role,
         argsHashBefore: before.get(decision.callId)!,
-        ...(decision.action === "reject" ? {} : { argsHashAfter: after?.argsHash }),
+        ...(decision.action === "reject" || decision.action === "expire" ? {} : { argsHashAfter: after?.argsHash }),
         ...(decision.message ? { message: decision.message } : {}),
       });
     }

@@ -17,6 +17,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 import { dashboardRoutes } from "./dashboard.js";
 import { alertIntakeRoutes, incidentRoutes, type AlertIntake } from "./alert-routes.js";
+import { slackRoutes, type SlackIntake } from "./slack-route.js";
 
 /** What the HTTP app is built from. */
 export interface CreateServerOptions {
@@ -43,6 +44,8 @@ export interface CreateServerOptions {
   tools?: ToolRegistry;
   /** Alert intake and incidents (`/api/alerts/*`, `/api/incidents`); intake answers 404 without its token. */
   alerts?: AlertIntake;
+  /** Slack's Approve and Reject buttons (`/api/integrations/slack/interactions`); 404 without it. */
+  slack?: SlackIntake;
 }
 
 /** The routes that start a run or create a thread, and so are rate limited. */
@@ -72,6 +75,8 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
 
   // Before the API's body cap and token check: Alertmanager has its own token and larger bodies.
   app.route("/api/alerts", alertIntakeRoutes(options.alerts));
+  // Also before them: Slack signs each request instead of sending a token.
+  app.route("/api/integrations/slack", slackRoutes(options.slack));
   app.use(
     "/api/*",
     bodyLimit({

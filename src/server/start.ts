@@ -13,6 +13,7 @@ import { consoleLogger } from "../service/logger.js";
 import { RunMetrics } from "../service/metrics.js";
 import { schedulePrune } from "../service/retention.js";
 import { startAlertIntake } from "./alert-intake.js";
+import { slackIntakeOf } from "./slack-intake.js";
 
 /** Where and how to bind, besides what the app is built from. */
 export interface StartServerOptions extends CreateServerOptions {
@@ -52,6 +53,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const app = createServer(options);
   // The runs route's 202s are this server's promise: it delivers every sender's queued messages.
   options.runtime.serveQueue();
+  // Pauses whose approvals expired are closed by every serving process (one of them, under the thread's lease).
+  options.runtime.serveApprovalExpiry();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(listening));
     listening.once("error", reject);
@@ -95,6 +98,13 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     currentRoles: currentRolesOf(auth),
   });
   const intake = startAlertIntake(opened, logger);
+  const slack = slackIntakeOf({
+    env,
+    config: opened.config,
+    runtime: opened.runtime,
+    currentRoles: currentRolesOf(auth),
+    logger,
+  });
   const server = await startServer({
     runtime: opened.runtime,
     auth,
@@ -106,7 +116,9 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     tools: opened.registry,
     health: opened.health,
     alerts: intake.alerts,
+    slack,
   }).catch(async (error: unknown) => {
+    await slack?.approvals.close();
     await intake.worker.close();
     await opened.close();
     throw error;
@@ -120,6 +132,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     close: async () => {
       retention?.stop();
       await server.close();
+      await slack?.approvals.close();
       await intake.worker.close();
       await opened.close();
     },

@@ -30,7 +30,10 @@ import { supersedePause } from "./supersede-pause.js";
 import { queuedViews } from "./queued-views.js";
 import { threadStanding } from "../graph/pause.js";
 import { PermissionDeniedError } from "../contracts/errors.js";
-import type { QueuedMessage } from "../storage/types.js";
+import type { PauseDeadline, QueuedMessage } from "../storage/types.js";
+import type { PauseEvent } from "./pause-webhook-body.js";
+import { createApprovalExpiry } from "./approval-expiry.js";
+import { continuingUser, expiryNotice, planExpiry, refuseExpired, type ExpiryChoice } from "./approval-expiry-plan.js";
 
 /** How often a serving process looks for queued messages a process that died (or another one) left waiting. */
 const QUEUE_SWEEP_MS = 5_000;
@@ -72,6 +75,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     recovering?: boolean;
     /** Close a pause the thread waits on (as superseded by `user`'s new message) before planning. */
     supersede?: boolean;
+    /** The run goes on after its pause expired: a run already going, which no quota stops. */
+    expiring?: boolean;
     plan: Planner;
   }) {
     const { threadId } = options;
@@ -79,7 +84,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     // Both refusals come before the lease, so a refused request leaves the thread as it was.
     const requested = optionsFor(options.user, options.runOptions);
     let runOptions = requested.options;
-    await checkQuotas({ usage: storage, quotas: deps.quotas ?? {}, userId: options.user.id, entry: options.entry });
+    if (!options.expiring)
+      await checkQuotas({ usage: storage, quotas: deps.quotas ?? {}, userId: options.user.id, entry: options.entry });
     const lease = await tryLease(storage, threadId);
     if (!lease) throw new ThreadBusyError(threadId);
     let plan: RunPlan;
@@ -123,6 +129,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const channel = new EventChannel<StreamEvent>(observeRecorded(deps.onEvent));
     const { release } = holdForRun({ storage, threadId, lease, cancellations, logger });
     const config = { configurable, recursionLimit };
+    let paused: PauseEvent | undefined;
     const run = driveRun({
       graph,
       storage,
@@ -134,8 +141,15 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       seen,
       logger,
       viewArgs,
-      onPause: deps.onPause,
-      beforeFinish: release,
+      onPause: (event) => {
+        paused = event;
+        deps.onPause?.(event);
+      },
+      // Still under the lease: a pause that expires is known to every process before anyone may answer it.
+      beforeFinish: async () => {
+        await trackDeadline(threadId, options.user, paused);
+        await release();
+      },
       keepHistory: deps.keepHistory ?? true,
     });
     const settled = run
@@ -149,6 +163,38 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     active.set(threadId, settled);
     return channel;
   }
+
+  /** Keeps when a recorded pause expires, with who ran into it, so any serving process can expire it. */
+  async function trackDeadline(threadId: string, user: RunUser, pause: PauseEvent | undefined): Promise<void> {
+    if (pause?.expiresAt === undefined) return;
+    const deadline: PauseDeadline = {
+      threadId,
+      interruptId: pause.interruptId,
+      expiresAt: Date.parse(pause.expiresAt),
+      userId: user.id,
+      role: user.role,
+    };
+    await storage.pauseDeadlines
+      .trackDeadline(deadline)
+      .catch((error: unknown) => logger.error(`could not keep the deadline of thread ${threadId}'s pause`, error));
+  }
+
+  const expiry = createApprovalExpiry({
+    store: storage.pauseDeadlines,
+    logger,
+    onExpired: deps.onApprovalExpired,
+    async expire(deadline) {
+      let planned: Extract<ExpiryChoice, { kind: "expire" }> | undefined;
+      const events = await launch({
+        threadId: deadline.threadId,
+        user: continuingUser(deadline, deps.currentRoles),
+        entry: "continue",
+        expiring: true,
+        plan: planExpiry({ deadline, now: Date.now, onExpire: (choice) => (planned = choice) }),
+      });
+      return { events, notice: expiryNotice(deadline.threadId, planned!) };
+    },
+  });
 
   const queue = createMessageQueue({
     store: storage.messageQueue,
@@ -225,19 +271,24 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
     serveQueue: () => queue.serve(QUEUE_SWEEP_MS),
 
+    serveApprovalExpiry: (options) => expiry.serve(options?.sweepMs),
+
     async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>> {
       return launch({
         threadId: request.threadId,
         user: request.user,
         runOptions: request.options,
         entry: "continue",
-        plan: planResume({
-          threadId: request.threadId,
-          resume: request.resume,
-          user: request.user,
-          registry: deps.registry,
-          currentRoles: deps.currentRoles,
-        }),
+        plan: refuseExpired(
+          request.threadId,
+          planResume({
+            threadId: request.threadId,
+            resume: request.resume,
+            user: request.user,
+            registry: deps.registry,
+            currentRoles: deps.currentRoles,
+          }),
+        ),
       });
     },
 
@@ -293,7 +344,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
     async close() {
       // No queued message starts once closing has begun: it waits for the next process.
-      await queue.close();
+      await Promise.all([queue.close(), expiry.close()]);
       // Let running runs finish within the grace period, then cancel the rest so each ends
       // with a readable answer and a recorded stop instead of dying with the database.
       await settleWithin([...active.values()], deps.shutdownGraceMs ?? 0);

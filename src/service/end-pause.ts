@@ -1,7 +1,7 @@
 import type { OpsPilotGraph } from "../agent/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
-import type { RunEvent } from "../contracts/events.js";
+import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import { tryLease } from "./lease.js";
 import { stopWithAnswer } from "../graph/stop-message.js";
@@ -52,27 +52,43 @@ export async function endPause(options: {
       closing: messages,
       batch: state.batch,
     });
-    const emit = async (body: Parameters<Storage["appendEvent"]>[2]) => {
-      const event = await storage.appendEvent(threadId, run.runId, body);
-      options.onEvent?.(event);
-    };
-    await emit({ type: "run_started", resumed: true });
-    const bodies = messages.flatMap((message) => eventsForMessage(message, options.viewArgs));
-    for (const event of await storage.appendEvents(threadId, run.runId, bodies)) options.onEvent?.(event);
-    // The run's active time: the wait for the user is not the run's.
-    const end = runEnd(run, "cancelled", run.lastActiveAt);
-    await storage.recordRunEnd(end);
-    await emit({
-      type: "run_finished",
-      stopReason: "cancelled",
-      steps: run.steps,
-      durationMs: end.durationMs,
-      paused: true,
-      tokens: run.tokens,
-      costUsd: run.costUsd,
-    });
+    await recordCancelledPause({ ...options, run, closing: messages });
     return true;
   } finally {
     await lease.release();
   }
+}
+
+/**
+ * Records the end of a run closed while it waited: its resumed start, the events of the
+ * messages that close it, the run's end and `run_finished` with stop reason `cancelled`.
+ */
+export async function recordCancelledPause(options: {
+  storage: Storage;
+  threadId: string;
+  run: NonNullable<AgentStateType["run"]>;
+  /** The messages that closed the pause: the waiting calls' results and the stop's answer. */
+  closing: AgentStateType["messages"];
+  viewArgs: ArgsView;
+  onEvent?: (event: RunEvent) => void;
+}): Promise<void> {
+  const { storage, threadId, run } = options;
+  const bodies: RunEventBody[] = [
+    { type: "run_started", resumed: true },
+    ...options.closing.flatMap((message) => eventsForMessage(message, options.viewArgs)),
+  ];
+  for (const event of await storage.appendEvents(threadId, run.runId, bodies)) options.onEvent?.(event);
+  // The run's active time: the wait for the user is not the run's.
+  const end = runEnd(run, "cancelled", run.lastActiveAt);
+  await storage.recordRunEnd(end);
+  const finished: RunEventBody = {
+    type: "run_finished",
+    stopReason: "cancelled",
+    steps: run.steps,
+    durationMs: end.durationMs,
+    paused: true,
+    tokens: run.tokens,
+    costUsd: run.costUsd,
+  };
+  for (const event of await storage.appendEvents(threadId, run.runId, [finished])) options.onEvent?.(event);
 }

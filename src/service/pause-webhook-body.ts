@@ -1,5 +1,6 @@
 import type { RunEvent } from "../contracts/events.js";
 import { noticeBody } from "./chat-webhook-body.js";
+import { pauseActionsBlock } from "./slack-buttons.js";
 
 /** A pause as the run stream recorded it (args already masked, as clients see them). */
 export type PauseEvent = Extract<RunEvent, { type: "loop_interrupt" }>;
@@ -62,7 +63,13 @@ export function pauseText(notice: PauseNotice): string {
   ].join("\n");
 }
 
-/** The request body of a notice in the chosen format. */
+/**
+ * The request body of a notice in the chosen format. A Slack notice also carries an `actions`
+ * block: Approve and Reject for a call that waits only for a yes or no, else a link to the page.
+ */
 export function pauseWebhookBody(notice: PauseNotice, format: PauseWebhookFormat): unknown {
-  return noticeBody(notice, () => pauseText(notice), format);
+  const body = noticeBody(notice, () => pauseText(notice), format);
+  if (format !== "slack") return body;
+  const message = body as { text: string; blocks: unknown[] };
+  return { ...message, blocks: [...message.blocks, pauseActionsBlock(notice)] };
 }

@@ -9,6 +9,7 @@ import type { RunEvent } from "../contracts/events.js";
 import type { CancellationRegistry } from "./cancellation.js";
 import type { Logger } from "./logger.js";
 import type { PauseEvent } from "./pause-webhook-body.js";
+import type { ApprovalExpiredNotice } from "./approval-expiry-notice.js";
 
 /** How a runtime behaves, whatever graph it drives: defaults, ceilings, quotas and where it reports. */
 export interface RuntimeSettings {
@@ -22,6 +23,8 @@ export interface RuntimeSettings {
   onEvent?: (event: RunEvent) => void;
   /** Told of each new pause once it is recorded (the pause webhook); must return at once. */
   onPause?: (event: PauseEvent) => void;
+  /** Told of each pause this process expired (the expiry notice); must return at once. */
+  onApprovalExpired?: (notice: ApprovalExpiredNotice) => void;
   /** Receives unexpected failures (stderr by default). */
   logger?: Logger;
   /** On close, how long running runs may go on before they are cancelled (0 by default). */

@@ -164,6 +164,11 @@ export interface Runtime {
   }): Promise<AsyncIterable<StreamEvent> | undefined>;
   /** Delivers every sender's queued messages from this process (the HTTP server does; idempotent). */
   serveQueue(): void;
+  /**
+   * Expires, from this process, every pause whose approvals are past their `expiresAt` (the HTTP
+   * server does; idempotent): a sweep every `sweepMs` (1000 by default).
+   */
+  serveApprovalExpiry(options?: { sweepMs?: number }): void;
   /** Resumes a paused thread. */
   resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>>;
   /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */

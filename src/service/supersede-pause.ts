@@ -2,15 +2,14 @@ import type { StateSnapshot } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { Storage } from "../storage/types.js";
-import type { RunEvent, RunEventBody } from "../contracts/events.js";
+import type { RunEvent } from "../contracts/events.js";
 import type { RunUser } from "../contracts/user.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../graph/config.js";
 import { stopWithAnswer } from "../graph/stop-message.js";
 import { recordClosedCalls } from "../graph/closed-calls.js";
-import { runEnd } from "../graph/run-info.js";
 import { pendingInterrupt, rejectionMessage, waitingCalls } from "../graph/pause.js";
 import { toolMessage } from "../execution/tool-message.js";
-import { eventsForMessage } from "./message-views.js";
+import { recordCancelledPause } from "./end-pause.js";
 import type { ArgsView } from "./args-view.js";
 import { SUPERSEDED_MESSAGE } from "./multitask-strategy.js";
 
@@ -93,26 +92,6 @@ export async function supersedePause(options: SupersedeOptions): Promise<boolean
     closing,
     batch: state.batch,
   });
-  const emit = async (bodies: RunEventBody[]) => {
-    for (const event of await storage.appendEvents(threadId, run.runId, bodies)) options.onEvent?.(event);
-  };
-  await emit([
-    { type: "run_started", resumed: true },
-    ...closing.flatMap((message) => eventsForMessage(message, options.viewArgs)),
-  ]);
-  // The run's active time: the wait for the user is not the run's.
-  const end = runEnd(run, "cancelled", run.lastActiveAt);
-  await storage.recordRunEnd(end);
-  await emit([
-    {
-      type: "run_finished",
-      stopReason: "cancelled",
-      steps: run.steps,
-      durationMs: end.durationMs,
-      paused: true,
-      tokens: run.tokens,
-      costUsd: run.costUsd,
-    },
-  ]);
+  await recordCancelledPause({ ...options, run, closing });
   return true;
 }

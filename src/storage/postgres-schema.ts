@@ -74,6 +74,10 @@ CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
 CREATE TABLE IF NOT EXISTS opspilot_webhook_deliveries (
   source TEXT NOT NULL, delivery_id TEXT NOT NULL, received_at BIGINT NOT NULL, PRIMARY KEY (source, delivery_id));
 CREATE INDEX IF NOT EXISTS opspilot_webhook_deliveries_received ON opspilot_webhook_deliveries (received_at);
+CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
+  thread_id TEXT PRIMARY KEY, interrupt_id TEXT NOT NULL, expires_at BIGINT NOT NULL, user_id TEXT NOT NULL,
+  role TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

@@ -10,7 +10,16 @@ import {
 } from "./records-page.js";
 import { compactPostgresThread, prunePostgres } from "./postgres-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
-import type { DailyUsage, IncidentStore, MessageQueueStore, RecordsSummary, Recorder, Storage } from "./types.js";
+import type {
+  DailyUsage,
+  IncidentStore,
+  MessageQueueStore,
+  PauseDeadlineStore,
+  RecordsSummary,
+  Recorder,
+  Storage,
+} from "./types.js";
+import { postgresPauseDeadlines } from "./postgres-pause-deadlines.js";
 import { postgresIncidents } from "./postgres-incidents.js";
 import { postgresMessageQueue } from "./postgres-message-queue.js";
 import { utcDay } from "./usage-day.js";
@@ -188,6 +197,9 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   /** Messages waiting for busy threads, on the same pool. */
   readonly messageQueue: MessageQueueStore = postgresMessageQueue(this.pool);
+
+  /** When waiting pauses expire, on the same connection. */
+  readonly pauseDeadlines: PauseDeadlineStore = postgresPauseDeadlines(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

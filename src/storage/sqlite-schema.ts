@@ -67,6 +67,10 @@ CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
 CREATE TABLE IF NOT EXISTS opspilot_webhook_deliveries (
   source TEXT NOT NULL, delivery_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (source, delivery_id));
 CREATE INDEX IF NOT EXISTS opspilot_webhook_deliveries_received ON opspilot_webhook_deliveries (received_at);
+CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
+  thread_id TEXT PRIMARY KEY, interrupt_id TEXT NOT NULL, expires_at INTEGER NOT NULL, user_id TEXT NOT NULL,
+  role TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
 `;
 
 /** Columns added after their table first shipped, in the order they were added (new tables declare them last). */

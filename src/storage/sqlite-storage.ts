@@ -8,7 +8,16 @@ import {
 } from "./records-page.js";
 import { compactSqliteThread, pruneSqlite } from "./sqlite-prune.js";
 import type { CompactReport, PruneReport } from "./prune.js";
-import type { DailyUsage, IncidentStore, MessageQueueStore, RecordsSummary, Recorder, Storage } from "./types.js";
+import type {
+  DailyUsage,
+  IncidentStore,
+  MessageQueueStore,
+  PauseDeadlineStore,
+  RecordsSummary,
+  Recorder,
+  Storage,
+} from "./types.js";
+import { sqlitePauseDeadlines } from "./sqlite-pause-deadlines.js";
 import { sqliteIncidents } from "./sqlite-incidents.js";
 import { sqliteMessageQueue } from "./sqlite-message-queue.js";
 import { utcDay } from "./usage-day.js";
@@ -159,6 +168,9 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** Messages waiting for busy threads, on the same connection. */
   readonly messageQueue: MessageQueueStore = sqliteMessageQueue(this.statements);
+
+  /** When waiting pauses expire, on the same connection. */
+  readonly pauseDeadlines: PauseDeadlineStore = sqlitePauseDeadlines(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.

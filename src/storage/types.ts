@@ -195,12 +195,36 @@ export interface MessageQueueStore {
   removeQueuedMessage(messageId: string): Promise<void>;
 }
 
+/** When a thread's pause expires, and as whom its run goes on then (the user whose run paused). */
+export interface PauseDeadline {
+  threadId: string;
+  /** The pause; a thread waits on one at a time. */
+  interruptId: string;
+  /** Epoch ms its approvals expire. */
+  expiresAt: number;
+  /** Who ran into the pause, and with which role: the run goes on as them once it expired. */
+  userId: string;
+  role: string;
+}
+
+/** The deadlines of waiting pauses, in the database every process shares, so any process can expire them. */
+export interface PauseDeadlineStore {
+  /** Keeps the thread's pause deadline (one per thread: a later pause replaces it). */
+  trackDeadline(deadline: PauseDeadline): Promise<void>;
+  /** Deadlines passed by `now`, earliest first, at most `limit`. */
+  dueDeadlines(now: number, limit: number): Promise<PauseDeadline[]>;
+  /** Forgets the deadline of that pause (not of a later one the thread waits on). */
+  forgetDeadline(threadId: string, interruptId: string): Promise<void>;
+}
+
 /** Everything opspilot stores beside LangGraph's checkpoints. */
 export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, Pruner {
   /** Incidents and their waiting messages, on the same connection. */
   readonly incidents: IncidentStore;
   /** Messages waiting for busy threads (`multitaskStrategy`), on the same connection. */
   readonly messageQueue: MessageQueueStore;
+  /** When waiting pauses expire (`approvals.expiresAfter`), on the same connection. */
+  readonly pauseDeadlines: PauseDeadlineStore;
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;

@@ -1,4 +1,5 @@
 import type { ToolPolicy } from "../config/schema.js";
+import { parseDuration } from "../contracts/duration.js";
 import type { ErrorCode, Observation } from "../contracts/observation.js";
 import type { Role } from "../contracts/user.js";
 import { roleAllows, type ToolRegistry } from "./registry.js";
@@ -29,6 +30,22 @@ export function applyToolPolicy(
     if (policy.enabled === false) return [];
     return [withPolicy(tool, policy, setBy)];
   });
+}
+
+/**
+ * The policies with a server-wide `approvals.expiresAfter` (`OPSPILOT_APPROVAL_EXPIRES_AFTER`)
+ * beneath them: it applies to every tool as the least specific entry, so any entry that sets
+ * `expiresAfter` for a tool (`"never"` included) wins over it. Unchanged without a default.
+ */
+export function withApprovalDefault(
+  policies: Readonly<Record<string, ToolPolicy>>,
+  expiresAfter: string | undefined,
+): Record<string, ToolPolicy> {
+  if (expiresAfter === undefined) return { ...policies };
+  const everyTool = policies["*"];
+  const approvals = { expiresAfter, ...stripUndefined(everyTool?.approvals ?? {}) };
+  // A "*" already written keeps its place among the entries; otherwise the default goes first, below every other.
+  return everyTool ? { ...policies, "*": { ...everyTool, approvals } } : { "*": { approvals }, ...policies };
 }
 
 /** Where each of a tool's `readOnly`, `risk` and `idempotent` came from; a tool that says nothing: its own definition. */
@@ -111,7 +128,11 @@ function effectivePolicy(
   for (const pattern of ranked) {
     if (!patternMatches(pattern, name)) continue;
     const defined = Object.entries(policies[pattern]!).filter(([, value]) => value !== undefined);
-    policy = { ...policy, ...Object.fromEntries(defined) };
+    // `approvals` merges key by key: one entry may set when approvals expire, another who must give them.
+    const approvals = policies[pattern]!.approvals && {
+      approvals: { ...policy.approvals, ...stripUndefined(policies[pattern]!.approvals) },
+    };
+    policy = { ...policy, ...Object.fromEntries(defined), ...approvals };
     for (const [field] of defined) setBy[field as keyof ToolPolicy] = pattern;
   }
   return { policy, setBy };
@@ -140,6 +161,17 @@ function withPolicy(tool: ToolDefinition, policy: ToolPolicy, setBy: EffectivePo
     ...(policy.idempotent !== undefined ? { idempotent: policy.idempotent } : {}),
     ...(policy.rateLimit !== undefined ? { rateLimit: policy.rateLimit } : {}),
     ...(policy.fallback !== undefined ? { fallback: policy.fallback } : {}),
+    ...approvalExpiry(policy.approvals?.expiresAfter),
     ...(overridden.length > 0 ? { policySource: { ...policySourceOf(tool), ...policySource } } : {}),
   };
+}
+
+/** The tool fields an `approvals.expiresAfter` sets: its length in ms, or none for `never` (the schema has checked the text). */
+function approvalExpiry(expiresAfter: string | undefined): Pick<ToolDefinition, "approvalExpiresAfterMs"> {
+  if (expiresAfter === undefined) return {};
+  return { approvalExpiresAfterMs: expiresAfter === "never" ? undefined : parseDuration(expiresAfter) };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
 }

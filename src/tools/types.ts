@@ -100,6 +100,8 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
    * quota): each attempt that reaches the tool spends them, summed per run in the records.
    */
   costUnits?: number;
+  /** How long an approval of this tool's calls may wait before the call is answered `approval_expired`; never when absent. */
+  approvalExpiresAfterMs?: number;
   /** Tools the model is pointed to when this one fails (only those the user may call and that are up). */
   fallback?: readonly string[];
   /** Where the tool comes from; MCP tools name their server, built-in tools leave it out. */

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
@@ -11,49 +10,14 @@ import type { RunUser } from "../../src/contracts/user.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { collectEvents } from "../../src/service/recorded-events.js";
-import { defineTool } from "../../src/tools/types.js";
 import { ApiClient, readSseFrames, frameToEvent } from "../fixtures/http.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptedCall } from "../fixtures/scripted-model.js";
+import { Gate, lastAsk } from "../fixtures/gate-tool.js";
 import { testTools } from "../fixtures/test-tools.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-multitask-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-/** A read tool that holds its run until the test opens it; `entered` resolves once a run is inside. */
-class Gate {
-  private release!: () => void;
-  private readonly opened = new Promise<void>((resolve) => (this.release = resolve));
-  private enter!: () => void;
-  /** Resolves when the tool has started (the run is running). */
-  readonly entered = new Promise<void>((resolve) => (this.enter = resolve));
-  open(): void {
-    this.release();
-  }
-  tool() {
-    return defineTool({
-      name: "gate",
-      description: "Waits until the test opens it.",
-      schema: z.object({ query: z.string().describe("Anything") }),
-      readOnly: true,
-      risk: "low",
-      timeoutMs: 30_000,
-      run: async (args, ctx) => {
-        this.enter();
-        await new Promise<void>((resolve, reject) => {
-          void this.opened.then(resolve);
-          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error), { once: true });
-        });
-        return { query: args.query };
-      },
-    });
-  }
-}
-
-/** The last user message's text. */
-function lastAsk(messages: BaseMessage[]): string {
-  return String(messages.filter((message) => HumanMessage.isInstance(message)).at(-1)?.content ?? "");
-}
 
 /** "slow …" calls the gate, "risky …" proposes a high-risk write, anything else is answered; after a result, an answer. */
 function respond(call: ScriptedCall) {

@@ -97,7 +97,14 @@ describe("pause notices to a webhook", { timeout: 30_000 }, () => {
   });
 
   it.each([
-    ["slack", (text: string) => ({ text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] })],
+    [
+      "slack",
+      // The actions block (Approve, Reject, the page link) is checked in slack-approvals.test.ts.
+      (text: string) => ({
+        text,
+        blocks: [{ type: "section", text: { type: "mrkdwn", text } }, expect.objectContaining({ type: "actions" })],
+      }),
+    ],
     ["feishu", (text: string) => ({ msg_type: "text", content: { text } })],
     ["dingtalk", (text: string) => ({ msgtype: "text", text: { content: text } })],
   ] as const)("shapes the notice for a %s incoming webhook", async (format, shape) => {

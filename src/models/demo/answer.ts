@@ -61,10 +61,13 @@ function bodyLines(turn: Turn, intent: Intent, p: Phrases, boundTools: ReadonlyS
   }
 }
 
-/** Lines for failed observations; a user's rejection is reported by the action itself. */
+/** Errors an action reports itself, in its own words: a person said no, or no one said yes in time. */
+const UNANSWERED: ReadonlySet<string> = new Set(["rejected_by_user", "approval_expired"]);
+
+/** Lines for failed observations; a user's rejection or an expired approval is reported by the action itself. */
 function failureLines(turn: Turn, p: Phrases): string[] {
   return turn.calls.flatMap((call) =>
-    call.observation && !call.observation.ok && call.observation.errorCode !== "rejected_by_user"
+    call.observation && !call.observation.ok && !UNANSWERED.has(call.observation.errorCode)
       ? [p.failed(call.tool, call.observation.errorCode, call.observation.message)]
       : [],
   );
@@ -107,7 +110,10 @@ function actionLines(
   const observation = call.observation;
   const service = String(call.args.service ?? hit?.id ?? "?");
   if (!observation.ok) {
-    return observation.errorCode === "rejected_by_user" && kind !== "metrics"
+    if (kind === "metrics") return [];
+    if (observation.errorCode === "approval_expired")
+      return [p.expired(p.actionNames[kind], service, observation.message)];
+    return observation.errorCode === "rejected_by_user"
       ? [p.rejected(p.actionNames[kind], service, observation.message)]
       : [];
   }

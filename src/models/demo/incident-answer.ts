@@ -130,8 +130,10 @@ export function silenceLines(turn: Turn, intent: Intent, boundTools: ReadonlySet
       }
     }
   }
-  if (!observation.ok)
+  if (!observation.ok) {
+    if (observation.errorCode === "approval_expired") return [q.silenceExpired(alertname, observation.message)];
     return observation.errorCode === "rejected_by_user" ? [q.silenceRejected(alertname, observation.message)] : [];
+  }
   const data = record(observation.data);
   return [
     q.silenced({

@@ -42,6 +42,8 @@ export interface IncidentPhrases {
   tooLong(alertname: string): string;
   silenced(done: SilenceDone): string;
   silenceRejected(alertname: string, message: string): string;
+  /** No one approved the silence in time: nothing was silenced. */
+  silenceExpired(alertname: string, message: string): string;
 }
 
 const series = (reading: SeriesReading, separator: string, more: (count: number) => string) =>
@@ -89,6 +91,8 @@ const en: IncidentPhrases = {
     `${done.created ? "" : " (An earlier attempt of this call had created it.)"} It can be ended early with alertmanager_expire_silence.`,
   silenceRejected: (alertname, message) =>
     `You rejected the silence of ${alertname}; nothing was silenced${message ? ` (${message})` : ""}.`,
+  silenceExpired: (alertname, message) =>
+    `Nothing was silenced: the approval to silence ${alertname} expired.${message ? ` ${message}` : ""}`,
 };
 
 const zh: IncidentPhrases = {
@@ -123,6 +127,7 @@ const zh: IncidentPhrases = {
     `${done.created ? "" : "（这是同一次调用先前创建的静默。）"}需要提前结束可以用 alertmanager_expire_silence。`,
   silenceRejected: (alertname, message) =>
     `你拒绝了静默 ${alertname}，没有创建任何静默${message ? `（${message}）` : ""}。`,
+  silenceExpired: (alertname, message) => `没有创建任何静默：静默 ${alertname} 的批准已过期。${message}`,
 };
 
 /** The incident phrasebook of a language. */

@@ -24,6 +24,8 @@ export interface Phrases {
   restarted(data: { service: string; environment: string; restartedAt?: string; restartCount?: number }): string;
   rolledBack(data: { service: string; environment: string; toVersion?: string; fromVersion?: string }): string;
   rejected(action: string, service: string, message: string): string;
+  /** No one approved the action in time: it was not done (`message` is the observation's, in the run's language). */
+  expired(action: string, service: string, message: string): string;
   actionNames: Record<"restart" | "rollback", string>;
   metricsSummary(data: MetricsSummary): string;
   metricsUnhealthy(service: string, environment: string): string;
@@ -84,6 +86,7 @@ const zh: Phrases = {
     `已回滚 ${data.service}（${data.environment}）${data.fromVersion ? `，从 ${data.fromVersion}` : ""}${data.toVersion ? ` 到 ${data.toVersion}` : " 到上一个版本"}。`,
   rejected: (action, service, message) =>
     `你拒绝了${action} ${service}，没有执行任何操作${message ? `（${message}）` : ""}。`,
+  expired: (action, service, message) => `没有执行任何操作：${action} ${service} 的批准已过期。${message}`,
   actionNames: { restart: "重启", rollback: "回滚" },
   metricsSummary: (data) =>
     `${data.service} 在 ${data.environment} 环境${data.status ? `目前状态为 ${data.status}` : ""}${data.version ? `，运行版本 ${data.version}${data.previousVersion ? `（上一个版本 ${data.previousVersion}）` : ""}` : ""}。` +
@@ -144,6 +147,8 @@ const en: Phrases = {
     `Rolled back ${data.service} in ${data.environment}${data.fromVersion ? ` from ${data.fromVersion}` : ""}${data.toVersion ? ` to ${data.toVersion}` : " to the previous version"}.`,
   rejected: (action, service, message) =>
     `You rejected the ${action} of ${service}; nothing was done${message ? ` (${message})` : ""}.`,
+  expired: (action, service, message) =>
+    `Nothing was done: the approval to ${action} ${service} expired.${message ? ` ${message}` : ""}`,
   actionNames: { restart: "restart", rollback: "rollback" },
   metricsSummary: (data) =>
     `${data.service} in ${data.environment}${data.status ? ` is ${data.status}` : ""}${data.version ? `${data.status ? "," : ""} running ${data.version}${data.previousVersion ? ` (previous ${data.previousVersion})` : ""}` : ""}.` +
