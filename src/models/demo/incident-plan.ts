@@ -1,7 +1,7 @@
 import type { AlertFacts } from "./alert-text.js";
 import { serviceOf } from "./data.js";
 import type { Intent } from "./intent.js";
-import type { ProposedCall } from "./plan.js";
+import type { ProposedCall } from "./proposed-call.js";
 import { splitComparison, targetUpQuery } from "./promql.js";
 import { MAX_SILENCE_MINUTES, silenceComment, silenceMatchers } from "./silence.js";
 import { lastObservation, wasCalled, type Turn } from "./turn.js";

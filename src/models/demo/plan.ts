@@ -1,15 +1,10 @@
 import type { Intent } from "./intent.js";
 import { serviceOf } from "./data.js";
 import { alertCalls, silenceCalls } from "./incident-plan.js";
+import type { ProposedCall } from "./proposed-call.js";
 import { lastObservation, wasCalled, type Turn } from "./turn.js";
 
-/** A tool call the demo model proposes. */
-export interface ProposedCall {
-  /** Tool name (always one of the bound tools). */
-  name: string;
-  /** Arguments. */
-  args: Record<string, unknown>;
-}
+export type { ProposedCall } from "./proposed-call.js";
 
 /** The write (or metrics) tool each service action ends with. */
 export const ACTION_TOOL = {
