@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { z } from "zod";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
@@ -16,41 +15,13 @@ import { createStyle } from "../../src/cli/style.js";
 import { ThreadBusyError } from "../../src/contracts/errors.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { collectEvents } from "../../src/service/recorded-events.js";
-import { defineTool } from "../../src/tools/types.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptedCall } from "../fixtures/scripted-model.js";
+import { Gate, lastAsk } from "../fixtures/gate-tool.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-cli-multitask-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const style = createStyle(false);
 const user = { id: "local", role: "admin" };
-
-/** A read that holds its run until `open()`; `entered` resolves once a run is inside it. */
-function gate() {
-  let open!: () => void;
-  let enter!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  const entered = new Promise<void>((resolve) => (enter = resolve));
-  const tool = defineTool({
-    name: "gate",
-    description: "Waits until the test opens it.",
-    schema: z.object({ query: z.string().describe("Anything") }),
-    readOnly: true,
-    risk: "low",
-    timeoutMs: 30_000,
-    run: async (args, ctx) => {
-      enter();
-      await new Promise<void>((resolve, reject) => {
-        void opened.then(resolve);
-        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error), { once: true });
-      });
-      return { query: args.query };
-    },
-  });
-  return { tool, open, entered };
-}
-
-const lastAsk = (messages: BaseMessage[]) =>
-  String(messages.filter((message) => HumanMessage.isInstance(message)).at(-1)?.content ?? "");
 
 /** "slow …" calls the gate; anything else is answered. */
 function respond(call: ScriptedCall) {
@@ -61,7 +32,7 @@ function respond(call: ScriptedCall) {
 }
 
 /** An app on `file` with the gate, as the CLI and another process would open it. */
-function appOn(file: string, tool: ReturnType<typeof gate>["tool"]): App {
+function appOn(file: string, tool: ReturnType<Gate["tool"]>): App {
   return createApp({
     env: loadEnv({}),
     dbPath: join(directory, file),
@@ -71,7 +42,7 @@ function appOn(file: string, tool: ReturnType<typeof gate>["tool"]): App {
 }
 
 /** Runs the CLI in this process over `file`; `stdout` collects what it printed. */
-function cli(argv: string[], file: string, tool: ReturnType<typeof gate>["tool"], input: string) {
+function cli(argv: string[], file: string, tool: ReturnType<Gate["tool"]>, input: string) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -98,12 +69,13 @@ const stateOf = async (app: App, threadId: string) =>
 
 describe("the CLI meets a thread that is running", () => {
   it("--multitask interrupt stops the run another process drives and answers the question", async () => {
-    const { tool, entered } = gate();
+    const gate = new Gate();
+    const tool = gate.tool();
     const holder = appOn("flag.sqlite", tool);
     try {
       const threadId = await holder.runtime.createThread(user);
       const running = collectEvents(await holder.runtime.startRun({ threadId, message: "slow first", user }));
-      await entered;
+      await gate.entered;
       const run = cli(["ask", "--thread", threadId, "now this", "--multitask", "interrupt"], "flag.sqlite", tool, "");
       expect(await run.done).toBe(0);
       expect(run.output().out).toContain("answer: now this");
@@ -116,17 +88,18 @@ describe("the CLI meets a thread that is running", () => {
   });
 
   it("asks wait / interrupt / cancel in a chat, and on w waits in the queue and runs the question after the run", async () => {
-    const { tool, entered, open } = gate();
+    const gate = new Gate();
+    const tool = gate.tool();
     const holder = appOn("prompt.sqlite", tool);
     try {
       const threadId = await holder.runtime.createThread(user);
       const running = collectEvents(await holder.runtime.startRun({ threadId, message: "slow first", user }));
-      await entered;
+      await gate.entered;
       const run = cli(["chat", "--thread", threadId], "prompt.sqlite", tool, "queued one\nw\n");
       await run.printed("Queued (position 1)");
       expect(run.output().err).toContain("The thread is running another run.");
       expect(run.output().out).toContain("send [w/i/c] › w");
-      open();
+      gate.open();
       expect((await running).at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
       expect(await run.done).toBe(0);
       expect(run.output().out).toContain("answer: queued one");
