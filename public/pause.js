@@ -78,8 +78,37 @@ function callFieldset(call, decisions, fieldsByCall, onDecide, single) {
         : h("code", { text: ` ${formatArgs(call.args)}` }),
     ),
     risky ? h("pre", { class: "exact-args", text: JSON.stringify(call.args, null, 2) }) : null,
+    call.approvals ? approvalsLine(call.approvals) : null,
     fields.map((field) => field.element),
     controls,
+  );
+}
+
+/** Four eyes: how many approvals the call has of how many it needs, who gave them, and who may not. */
+function approvalsLine(approvals) {
+  const given = approvals.given.map((approval) =>
+    h(
+      "li",
+      {},
+      h("strong", { text: approval.userId }),
+      ` ${approval.role} · ${new Date(approval.at).toLocaleString()}`,
+    ),
+  );
+  const requester =
+    approvals.distinctFromRequester && approvals.requestedBy
+      ? h("small", { text: t("requesterCannotApprove", { user: approvals.requestedBy }) })
+      : null;
+  return h(
+    "div",
+    { class: "approvals", role: "status" },
+    h(
+      "p",
+      {},
+      h("strong", { text: t("approvalsCount", { n: approvals.given.length, required: approvals.required }) }),
+      " ",
+      requester,
+    ),
+    given.length > 0 ? h("ul", {}, given) : null,
   );
 }
 

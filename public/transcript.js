@@ -167,7 +167,9 @@ export class Transcript {
         : t("rejectedNoReason", { user: decision.by });
     } else {
       if (decision) {
-        const who = t(decision.action === "edit" ? "editedBy" : "approvedBy", { user: decision.by });
+        // Four eyes: everyone whose approval counted, the last of them the one who answered.
+        const user = decision.approvers?.length > 1 ? decision.approvers.join(", ") : decision.by;
+        const who = t(decision.action === "edit" ? "editedBy" : "approvedBy", { user });
         decisionLine.textContent = [...(decision.changes ?? []).map(changeText), who].join(" · ");
         card.dataset.edited = String(decision.action === "edit");
       }

@@ -1,5 +1,6 @@
 import type { InterruptValue, WaitingCall } from "../contracts/pause.js";
 import { compactJson, shellQuote } from "./format.js";
+import { approvalsLine } from "../graph/approvals.js";
 import type { Style } from "./style.js";
 
 /** How a pause is shown: styles, and the short tag of a call ("[3]"). */
@@ -35,6 +36,11 @@ function describeCall(call: WaitingCall, view: PauseView): string[] {
   const lines = [
     `  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${compactJson(call.args, 400)}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`,
   ];
+  if (call.approvals) {
+    const given = call.approvals.given.map((approval) => `${approval.userId} (${approval.role}, ${approval.at})`);
+    lines.push(`      ${style.bold(approvalsLine(call.approvals))}`);
+    if (given.length > 0) lines.push(style.dim(`      approved by ${given.join(", ")}`));
+  }
   for (const field of call.missing ?? []) {
     lines.push(`      needs ${style.bold(field.name)}: ${field.description}`);
     if (field.enum) lines.push(`      allowed values: ${field.enum.map((value) => style.bold(value)).join(" | ")}`);

@@ -84,6 +84,19 @@ export const ApprovalsSchema = z
     expiresAfter: ExpiresAfterSchema.optional().describe(
       'How long an approval may wait ("5s", "30m", "2h", "1d"); then the call is answered approval_expired and the run goes on. "never" turns OPSPILOT_APPROVAL_EXPIRES_AFTER off here',
     ),
+    required: z
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .optional()
+      .describe(
+        "How many distinct people must approve a high-risk call before it runs (1 by default); any rejection rejects it",
+      ),
+    distinctFromRequester: z
+      .boolean()
+      .optional()
+      .describe("true: the user whose message started the run may reject the call but not approve or edit it"),
   })
   .strict();
 
@@ -112,7 +125,9 @@ export const ToolPolicySchema = z
       .array(z.string().regex(TOOL_NAME, { error: "must be a tool name" }))
       .optional()
       .describe("Tools to suggest when this one fails (those the user may call and that are up)"),
-    approvals: ApprovalsSchema.optional().describe("How approvals of this tool's calls behave (expiry)"),
+    approvals: ApprovalsSchema.optional().describe(
+      "How approvals of this tool's calls behave: who must give them and when they expire",
+    ),
   })
   .strict();
 

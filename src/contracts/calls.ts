@@ -46,6 +46,23 @@ export interface CallBase {
   approvedHash?: string;
   /** Set once a person answered the pause the call waited in: who, what, and the args they were shown. */
   decision?: CallDecision;
+  /**
+   * Every approval given so far to a call whose tool wants more than one (four eyes), oldest
+   * first; only those of the current `argsHash` count. Absent for calls one approval decides.
+   */
+  approvals?: GivenApproval[];
+}
+
+/** One person's approval of a call's args, kept while a four-eyes call waits for the next. */
+export interface GivenApproval {
+  /** Who approved. */
+  userId: string;
+  /** The role they approved with. */
+  role: string;
+  /** The args they approved. */
+  argsHash: string;
+  /** Epoch ms of the approval. */
+  at: number;
 }
 
 /** A call that runs in this step. */
@@ -92,7 +109,7 @@ export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
 
 /** The shared fields of a call, so a new status never carries the fields of the old one. */
 export function callBase(call: PlannedCall): CallBase {
-  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision } = call;
+  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision, approvals } = call;
   return {
     callId,
     tool,
@@ -102,5 +119,6 @@ export function callBase(call: PlannedCall): CallBase {
     risk,
     ...(approvedHash !== undefined ? { approvedHash } : {}),
     ...(decision !== undefined ? { decision } : {}),
+    ...(approvals !== undefined ? { approvals } : {}),
   };
 }

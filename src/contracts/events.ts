@@ -31,6 +31,10 @@ export const CallDecisionViewSchema = z.object({
     .describe("expire: no one answered in time, and opspilot itself closed the pause"),
   by: z.string().describe("Id of the user who answered (opspilot's own id for an expiry)"),
   message: z.string().optional().describe("The note given with the answer (a rejection's reason)"),
+  approvers: z
+    .array(z.string())
+    .optional()
+    .describe("Everyone whose approval of the args counted, in order, when the tool wanted more than one (four eyes)"),
   changes: z
     .array(ArgChangeSchema)
     .optional()

@@ -74,6 +74,8 @@ export interface CallDecision {
    * Absent on a rejection, and in answers recorded before it was kept.
    */
   argsAnswered?: Record<string, unknown>;
+  /** Everyone whose approval of these args counted, in order, when the tool wanted more than one (four eyes). */
+  approvers?: string[];
 }
 
 /** Metadata kept on every ToolMessage's `artifact`; never sent to the model. */

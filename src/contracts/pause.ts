@@ -8,6 +8,16 @@ export const MissingFieldSchema = z.object({
   enum: z.array(z.string()).optional(),
 });
 
+/** Who must approve a four-eyes call and who already did. */
+export const PauseApprovalsSchema = z.object({
+  required: z.number().int().min(1).describe("Distinct people who must approve these args before the call runs"),
+  given: z
+    .array(z.object({ userId: z.string(), role: z.string(), at: z.string().describe("ISO 8601 time of the approval") }))
+    .describe("The approvals of the args shown, oldest first"),
+  distinctFromRequester: z.boolean().describe("Whether the user who started the run is kept from approving"),
+  requestedBy: z.string().optional().describe("The user whose message started the run"),
+});
+
 /** One call waiting for the user. */
 export const WaitingCallSchema = z.object({
   callId: z.string(),
@@ -16,7 +26,13 @@ export const WaitingCallSchema = z.object({
   argsHash: z.string(),
   risk: z.enum(["low", "high"]),
   missing: z.array(MissingFieldSchema).optional(),
+  approvals: PauseApprovalsSchema.optional().describe(
+    "Present when the tool's policy wants more than one approver or one other than the requester (four eyes)",
+  ),
 });
+
+/** The approvals a four-eyes call shows. */
+export type PauseApprovals = z.infer<typeof PauseApprovalsSchema>;
 
 /**
  * What `interrupt()` receives and clients see (design §4): `confirm_risky` whenever a waiting

@@ -19,6 +19,16 @@ import { SYSTEM_ACTOR, type Role, type RunUser } from "../contracts/user.js";
 import { describeIssues, missingAskFields } from "./validation.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { decisionsFromHitl, hitlRequestOf, isHitlShaped } from "../contracts/hitl.js";
+import {
+  approvalCounts,
+  approvalRule,
+  approvalsLine,
+  approverRefusal,
+  countedApprovals,
+  isFourEyes,
+  pauseApprovals,
+  type ApprovalRule,
+} from "./approvals.js";
 
 /**
  * The pause a thread waits on, if any (the latest interrupt of its pending tasks). A task
@@ -63,17 +73,29 @@ export function waitingCalls(batch: Batch | null): WaitingCallPlan[] {
  * re-runs on resume. Any high-risk waiting call makes it `confirm_risky`, even when it also
  * waits for fields: the form and the risk are one pause, answered by one approval of the final args.
  */
-export function buildInterrupt(batch: Batch, language: Language, expiry?: ExpirySource): InterruptValue {
+export function buildInterrupt(batch: Batch, language: Language, source?: PauseSource): InterruptValue {
   const waiting = waitingCalls(batch);
+  // A four-eyes call's approvals so far are part of the pause: each one given makes a new pause to answer.
+  const approvers = (call: WaitingCallPlan) => {
+    const counted = countedApprovals(call).map((approval) => approval.userId);
+    return counted.length > 0 ? `:${counted.join("+")}` : "";
+  };
   const interruptId =
     "int_" +
     createHash("sha256")
-      .update(`${batch.step}:${waiting.map((c) => `${c.callId}:${c.argsHash}`).join(",")}`)
+      .update(`${batch.step}:${waiting.map((c) => `${c.callId}:${c.argsHash}${approvers(c)}`).join(",")}`)
       .digest("hex")
       .slice(0, 16);
-  const reasons = waiting.map((call) => waitingReason(call, language));
-  const calls = waitingCallsOf(batch);
-  const deadline = pauseDeadline(batch, expiry);
+  const calls = waitingCallsOf(batch, source);
+  const reasons = waiting.map((call, index) => {
+    const reason = waitingReason(call, language);
+    const approvals = calls[index]!.approvals;
+    if (!approvals) return reason;
+    return language === "zh"
+      ? `${reason}${approvalsLine(approvals, language)}。`
+      : `${reason} ${approvalsLine(approvals)}.`;
+  });
+  const deadline = pauseDeadline(batch, source);
   return {
     interruptId,
     interruptType: waiting.some((call) => call.risk === "high") ? "confirm_risky" : "params_required",
@@ -85,12 +107,14 @@ export function buildInterrupt(batch: Batch, language: Language, expiry?: Expiry
   };
 }
 
-/** What a pause's deadline is computed from: the tools' `approvalExpiresAfterMs`, and when the pause began. */
-export interface ExpirySource {
-  /** The tools the graph was built with (their policy says how long an approval may wait). */
+/** What a pause is built from besides its batch: the tools' policies, when it began and who asked. */
+export interface PauseSource {
+  /** The tools the graph was built with (their policy says who must approve and how long an approval may wait). */
   registry: ToolRegistry;
   /** Epoch ms the pause began: the run's last active moment, which stays put while it waits. */
   since: number;
+  /** The user whose message started the run, where it is known. */
+  requestedBy?: string;
 }
 
 /** When a pause's approvals expire (epoch ms) and after how long it waited then. */
@@ -104,7 +128,7 @@ export interface PauseDeadline {
  * waiting calls (a pause is one answer: it expires whole). A pause with no such call never
  * expires, so one that only asks for fields waits as long as it takes.
  */
-export function pauseDeadline(batch: Batch, expiry: ExpirySource | undefined): PauseDeadline | undefined {
+export function pauseDeadline(batch: Batch, expiry: PauseSource | undefined): PauseDeadline | undefined {
   if (!expiry) return undefined;
   const lengths = waitingCalls(batch)
     .filter((call) => call.risk === "high")
@@ -130,16 +154,25 @@ export function expiredMessage(call: WaitingCallPlan, afterMs: number, language:
     : `No one answered ${call.tool} within ${within}: the pause it waited in expired.`;
 }
 
-/** The waiting calls as a pause shows them, in the batch's order. */
-function waitingCallsOf(batch: Batch): WaitingCall[] {
-  return waitingCalls(batch).map((call) => ({
-    callId: call.callId,
-    tool: call.tool,
-    args: call.args,
-    argsHash: call.argsHash,
-    risk: call.risk,
-    ...(call.status === "needs_params" ? { missing: call.missing } : {}),
-  }));
+/** The waiting calls as a pause shows them, in the batch's order; a four-eyes call with its approvals so far. */
+function waitingCallsOf(batch: Batch, source?: Pick<PauseSource, "registry" | "requestedBy">): WaitingCall[] {
+  return waitingCalls(batch).map((call) => {
+    const approvals = source && pauseApprovals(call, ruleOf(call, source.registry), source.requestedBy);
+    return {
+      callId: call.callId,
+      tool: call.tool,
+      args: call.args,
+      argsHash: call.argsHash,
+      risk: call.risk,
+      ...(call.status === "needs_params" ? { missing: call.missing } : {}),
+      ...(approvals ? { approvals } : {}),
+    };
+  });
+}
+
+/** Who must approve the call: its tool's rule for a high-risk call; a low-risk call's answer only fills a form. */
+function ruleOf(call: Pick<WaitingCallPlan, "tool" | "risk">, registry: ToolRegistry): ApprovalRule {
+  return approvalRule(call.risk === "high" ? registry.get(call.tool) : undefined);
 }
 
 function waitingReason(call: WaitingCallPlan, language: Language): string {
@@ -173,6 +206,8 @@ export interface ResumeContext {
   language?: Language;
   /** The pause being answered and when its approvals expire: a person's answer is refused after that, opspilot's expiry before. */
   pause?: { interruptId: string; deadline?: PauseDeadline };
+  /** The user whose message started the run (`RunInfo.requestedBy`), for `approvals.distinctFromRequester`. */
+  requestedBy?: string;
   /** Epoch ms of the answer (the clock by default). */
   now?: number;
 }
@@ -232,7 +267,17 @@ export function applyResume(batch: Batch, resume: unknown, context: ResumeContex
   if (unanswered.length > 0)
     return rejected(`No decision for waiting call(s): ${unanswered.join(", ")}; answer every waiting call.`);
   for (const { call, decision } of answered) {
-    const denied = decision.action === "reject" ? undefined : authorityRefusal(call, context);
+    const denied =
+      decision.action === "reject"
+        ? undefined
+        : (authorityRefusal(call, context) ??
+          approverRefusal({
+            call,
+            action: decision.action,
+            rule: ruleOf(call, context.registry),
+            answerer: context.answerer,
+            requestedBy: context.requestedBy,
+          }));
     if (denied !== undefined) return { ok: false, code: "permission_denied", error: denied };
   }
   const decided = new Map<string, PlannedCall>();
@@ -340,12 +385,35 @@ function decide(call: WaitingCallPlan, decision: Decision, context: ResumeContex
   if (!parsed.success) return describeIssues(tool.name, parsed.error);
   const frozen = parsed.data as Record<string, unknown>;
   const hash = argsHash(frozen);
+  const rule = ruleOf(call, context.registry);
+  if (!isFourEyes(rule))
+    return {
+      ...callBase(call),
+      args: frozen,
+      argsHash: hash,
+      approvedHash: hash,
+      decision: { ...answered, argsAnswered: args },
+      status: "ready",
+    };
+  // Four eyes: this answer is one approval of the args it leaves (none from a requester the rule excludes);
+  // an edit, or a form filled, starts the count again.
+  const { id: userId, role } = context.answerer;
+  const approvals = [
+    ...(call.approvals ?? []),
+    ...(approvalCounts(rule, context.answerer, context.requestedBy)
+      ? [{ userId, role, argsHash: hash, at: context.now ?? Date.now() }]
+      : []),
+  ];
+  const counted = countedApprovals({ approvals, argsHash: hash });
+  if (counted.length < rule.required)
+    return { ...callBase(call), args: frozen, argsHash: hash, approvals, status: "needs_approval" };
   return {
     ...callBase(call),
     args: frozen,
     argsHash: hash,
     approvedHash: hash,
-    decision: { ...answered, argsAnswered: args },
+    approvals,
+    decision: { ...answered, argsAnswered: args, approvers: counted.map((approval) => approval.userId) },
     status: "ready",
   };
 }

@@ -12,7 +12,12 @@ export function startsNewRun(messages: readonly BaseMessage[]): boolean {
 }
 
 /** Fresh bookkeeping for a run that starts now. */
-export function newRunInfo(messages: readonly BaseMessage[], runId: string | undefined, now: number): RunInfo {
+export function newRunInfo(
+  messages: readonly BaseMessage[],
+  runId: string | undefined,
+  now: number,
+  requestedBy?: string,
+): RunInfo {
   const last = messages[messages.length - 1];
   const text = last ? messageText(last) : "";
   return {
@@ -27,6 +32,7 @@ export function newRunInfo(messages: readonly BaseMessage[], runId: string | und
     costUsd: 0,
     language: detectLanguage(text),
     resumed: false,
+    ...(requestedBy !== undefined ? { requestedBy } : {}),
   };
 }
 

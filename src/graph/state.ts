@@ -32,6 +32,8 @@ export interface RunInfo {
   language: Language;
   /** Whether this run was resumed from a pause at least once. */
   resumed: boolean;
+  /** Id of the user whose message started the run (absent in runs checkpointed before it was kept). */
+  requestedBy?: string;
 }
 
 /** The batch of calls of the latest model turn. */

@@ -57,7 +57,7 @@ export function makeCallModel(deps: CallModelDeps) {
     const now = Date.now();
     const fresh = startsNewRun(state.messages) || state.run === null;
     const run: RunInfo = fresh
-      ? newRunInfo(state.messages, config.configurable?.run_id as string | undefined, now)
+      ? newRunInfo(state.messages, config.configurable?.run_id as string | undefined, now, userOf(options).id)
       : state.run!;
     const reset: AgentStateUpdate = fresh ? { batch: null, stop: null } : {};
     if (fresh)

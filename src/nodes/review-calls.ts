@@ -1,6 +1,6 @@
 import { interrupt } from "@langchain/langgraph";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { applyResume, buildInterrupt, pauseDeadline } from "../graph/pause.js";
+import { applyResume, buildInterrupt, pauseDeadline, waitingCalls } from "../graph/pause.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -21,8 +21,8 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
     const run = state.run!;
     const { refusal, ...batch } = state.batch!;
     // The pause began when the run last worked, which stays put while it waits: its deadline is the same on every re-run.
-    const expiry = { registry: deps.registry, since: run.lastActiveAt };
-    const value = buildInterrupt(batch, run.language, expiry);
+    const source = { registry: deps.registry, since: run.lastActiveAt, requestedBy: run.requestedBy };
+    const value = buildInterrupt(batch, run.language, source);
     const answer: unknown = interrupt(refusal ? { ...value, error: refusal } : value);
     // The user of this invocation is the one who answers: a resume runs with the answering user's role.
     const answerer = userOf(readRunOptions(config));
@@ -30,7 +30,8 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
       registry: deps.registry,
       answerer,
       language: run.language,
-      pause: { interruptId: value.interruptId, deadline: pauseDeadline(batch, expiry) },
+      pause: { interruptId: value.interruptId, deadline: pauseDeadline(batch, source) },
+      requestedBy: run.requestedBy,
     });
     if (!outcome.ok) return { batch: { ...batch, refusal: outcome.error } };
     // An expiry is opspilot's decision, not the answering user's.
@@ -48,8 +49,11 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
         argsHashBefore: before.get(decision.callId)!,
         ...(decision.action === "reject" || decision.action === "expire" ? {} : { argsHashAfter: after?.argsHash }),
         ...(decision.message ? { message: decision.message } : {}),
+        ...(after?.approvals ? { approvals: after.approvals } : {}),
       });
     }
+    // A four-eyes call that still waits for its next approval pauses anew, on the same clock and deadline.
+    if (waitingCalls(outcome.batch).length > 0) return { batch: outcome.batch };
     const now = Date.now();
     // The pause is not counted against the wall-time limit: restart the clock where it stood.
     const activeMs = Math.max(0, run.lastActiveAt - run.startedAt);

@@ -60,11 +60,11 @@ export function expiryNotice(
 
 /** A person's answer planned with `planner`, refused as stale once the pause's approvals expired (the sweep may not have run yet). */
 export function refuseExpired(threadId: string, planner: Planner, now: () => number = Date.now): Planner {
-  return (snapshot) => {
+  return (snapshot, thread) => {
     const pause = pendingInterrupt(snapshot);
     if (pause?.expiresAt !== undefined && Date.parse(pause.expiresAt) <= now())
       throw new PauseExpiredError(threadId, pause.expiresAt);
-    return planner(snapshot);
+    return planner(snapshot, thread);
   };
 }
 

@@ -4,7 +4,8 @@ import { limitsOf, OPEN_LIMIT_POLICY, type RunOptionsRequest } from "../graph/li
 import { checkQuotas, type QuotaEntry } from "./quotas.js";
 import type { AgentStateType } from "../graph/state.js";
 import type { RunUser } from "../contracts/user.js";
-import { assertMessageFits, ThreadBusyError, ThreadNotFoundError } from "../contracts/errors.js";
+import { assertMessageFits, ThreadBusyError } from "../contracts/errors.js";
+import { createThreadAccess, type ThreadUse } from "./thread-access.js";
 import { planRecover, planResume, planStart, type Planner, type RunPlan } from "./run-plans.js";
 import { runOptionsFor } from "./run-options.js";
 import { threadView } from "./thread-view.js";
@@ -47,17 +48,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const policy = deps.limits ?? OPEN_LIMIT_POLICY;
   const optionsFor = runOptionsFor({ policy, defaults: deps.defaults });
 
-  const shared = new Set(deps.sharedOwners ?? []);
-  const sharesWith = (owner: string, user: RunUser) =>
-    shared.has(owner) && (user.role === "operator" || user.role === "admin");
+  const access = createThreadAccess({ storage, graph, registry: deps.registry, sharedOwners: deps.sharedOwners });
+  const checkOwner = (threadId: string, user: RunUser, use?: ThreadUse) => access.check(threadId, user, use);
 
-  async function checkOwner(threadId: string, user: RunUser) {
-    const owner = await storage.threadOwner(threadId);
-    if (owner === undefined || (owner !== user.id && !sharesWith(owner, user))) throw new ThreadNotFoundError(threadId);
-  }
-
-  async function ownedSnapshot(threadId: string, user: RunUser) {
-    await checkOwner(threadId, user);
+  /** The thread's state for someone who may read it: its owner, or another approver of the pause it waits on. */
+  async function readableSnapshot(threadId: string, user: RunUser) {
+    await checkOwner(threadId, user, "answer");
     return graph.getState({ configurable: { thread_id: threadId } });
   }
 
@@ -77,10 +73,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     supersede?: boolean;
     /** The run goes on after its pause expired: a run already going, which no quota stops. */
     expiring?: boolean;
+    /** What `user` wants of the thread: a resume may come from another approver of a four-eyes pause. */
+    use?: ThreadUse;
     plan: Planner;
   }) {
     const { threadId } = options;
-    await checkOwner(threadId, options.user);
+    const grant = await checkOwner(threadId, options.user, options.use);
     // Both refusals come before the lease, so a refused request leaves the thread as it was.
     const requested = optionsFor(options.user, options.runOptions);
     let runOptions = requested.options;
@@ -105,7 +103,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         });
         snapshot = await graph.getState({ configurable: { thread_id: threadId } });
       }
-      plan = options.plan(snapshot);
+      // Another approver answers for the owner, whose current roles bind the answer too; on a shared thread no person owns it.
+      plan = options.plan(snapshot, { owner: grant.via === "shared" ? undefined : grant.owner });
       seen = options.recovering
         ? recordedMessageIds(
             (snapshot.values as AgentStateType).messages ?? [],
@@ -190,6 +189,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user: continuingUser(deadline, deps.currentRoles),
         entry: "continue",
         expiring: true,
+        use: "expire",
         plan: planExpiry({ deadline, now: Date.now, onExpire: (choice) => (planned = choice) }),
       });
       return { events, notice: expiryNotice(deadline.threadId, planned!) };
@@ -279,6 +279,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         user: request.user,
         runOptions: request.options,
         entry: "continue",
+        use: "answer",
         plan: refuseExpired(
           request.threadId,
           planResume({
@@ -312,7 +313,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
 
     async getThread(threadId, user): Promise<ThreadView> {
-      const snapshot = await ownedSnapshot(threadId, user);
+      const snapshot = await readableSnapshot(threadId, user);
       const running = (await storage.leaseHolder(threadId)) !== undefined;
       const view = threadView({ threadId, snapshot, running, viewArgs });
       const queued = queuedViews(await queue.waiting(threadId, messageIds(snapshot.values as AgentStateType)));
@@ -322,7 +323,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     listThreads: (user, { limit }) => listThreads({ storage, graph, user, limit }),
 
     async getResult(threadId, user, callId) {
-      await checkOwner(threadId, user);
+      await checkOwner(threadId, user, "answer");
       const stored = await storage.getResult(threadId, callId);
       // Results are stored masked; masking again on read covers rows written before that.
       return stored ? { callId, tool: stored.tool, result: maskValue(stored.raw) } : undefined;
@@ -338,7 +339,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     recordsSummary: (window) => storage.summary(window),
 
     async eventsAfter(threadId, user, afterSeq) {
-      await ownedSnapshot(threadId, user);
+      await readableSnapshot(threadId, user);
       return storage.eventsAfter(threadId, afterSeq);
     },
 

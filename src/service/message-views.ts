@@ -61,6 +61,7 @@ function decisionView(
       action: decision.action,
       by: decision.userId,
       ...(decision.message ? { message: decision.message } : {}),
+      ...(decision.approvers ? { approvers: decision.approvers } : {}),
       ...(changes.length > 0 ? { changes } : {}),
     },
   };

@@ -16,10 +16,10 @@ export class MessageAlreadyPostedError extends OpsPilotError {
  */
 export function planMessage(threadId: string, message: string, messageId: string): Planner {
   const start = planStart(threadId, message);
-  return (snapshot) => {
+  return (snapshot, thread) => {
     const messages = (snapshot.values as Partial<AgentStateType>).messages ?? [];
     if (messages.some((existing) => existing.id === messageId)) throw new MessageAlreadyPostedError(messageId);
-    const plan = start(snapshot);
+    const plan = start(snapshot, thread);
     return { runId: plan.runId, input: { messages: [new HumanMessage({ id: messageId, content: message })] } };
   };
 }

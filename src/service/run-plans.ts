@@ -25,7 +25,13 @@ export interface RunPlan {
  * Decides a run from the thread's state read under its lease; throws the refusal when the
  * thread is not in the state the request needs. Pure but for new ids.
  */
-export type Planner = (snapshot: StateSnapshot) => RunPlan;
+export type Planner = (snapshot: StateSnapshot, thread: PlannedThread) => RunPlan;
+
+/** What the runtime knows of the thread besides its state. */
+export interface PlannedThread {
+  /** The thread's owner, whose current roles bind an approval; undefined on a thread a shared owner (the alert intake) holds. */
+  owner: string | undefined;
+}
 
 /** A new message starts a run only on an idle thread: a pause must be answered and an unfinished run recovered first. */
 export function planStart(threadId: string, message: string): Planner {
@@ -48,15 +54,17 @@ export function planResume(options: {
   registry: ToolRegistry;
   currentRoles?: CurrentRoles;
 }): Planner {
-  return (snapshot) => {
+  return (snapshot, thread) => {
     const state = snapshot.values as AgentStateType;
     if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(options.threadId);
-    // The runtime has made sure the answering user is the thread's owner.
-    const ownerRoles = options.currentRoles?.(options.user.id);
+    // On a shared thread, the answering user's own current roles stand in for an owner's.
+    const ownerId = thread.owner ?? options.user.id;
+    const ownerRoles = options.currentRoles?.(ownerId);
     const outcome = applyResume(state.batch, options.resume, {
       registry: options.registry,
       answerer: options.user,
-      ...(ownerRoles ? { owner: { id: options.user.id, roles: ownerRoles } } : {}),
+      ...(ownerRoles ? { owner: { id: ownerId, roles: ownerRoles } } : {}),
+      ...(state.run?.requestedBy !== undefined ? { requestedBy: state.run.requestedBy } : {}),
     });
     if (!outcome.ok) {
       throw outcome.code === "permission_denied"

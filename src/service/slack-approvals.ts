@@ -1,6 +1,8 @@
 import { OpsPilotError } from "../contracts/errors.js";
 import type { StreamEvent } from "../contracts/events.js";
 import { KNOWN_ROLES, type CurrentRoles, type Role, type RunUser } from "../contracts/user.js";
+import type { WaitingCall } from "../contracts/pause.js";
+import { approvalsLine } from "../graph/approvals.js";
 import type { Logger } from "./logger.js";
 import type { Runtime } from "./runtime.js";
 import type { SlackButtonValue } from "./slack-buttons.js";
@@ -59,15 +61,20 @@ async function approvalOutcome(events: AsyncIterable<StreamEvent>, userId: strin
   let tool: string | undefined;
   let ran: string | undefined;
   let stopReason: string | undefined;
+  let waiting: WaitingCall | undefined;
   for await (const event of events) {
     if (event.type === "tool_result" && event.callId === answer.c) {
       tool = event.tool;
       ran = event.ok ? "ok" : (event.errorCode ?? "failed");
     }
+    if (event.type === "loop_interrupt") waiting = event.calls.find((call) => call.callId === answer.c);
     if (event.type === "run_finished") stopReason = event.stopReason;
   }
   if (answer.a === "reject") return `Rejected by ${userId}`;
   if (ran !== undefined) return `Approved by ${userId} · ${tool} ran: ${ran}`;
+  // Four eyes: the call waits for the next approver, in a new pause whose notice carries its own buttons.
+  if (waiting?.approvals)
+    return `Approved by ${userId} · ${approvalsLine(waiting.approvals)}; ${waiting.tool} waits for the next approval`;
   return `Approved by ${userId} · the call has not run (the run stopped: ${stopReason ?? "unknown"})`;
 }
 
@@ -107,7 +114,10 @@ export function createSlackApprovals(options: SlackApprovalsOptions): SlackAppro
         case "thread_busy":
           return click.retry ? undefined : ephemeral(BUSY);
         case "thread_not_found":
-          return ephemeral(`${userId} may not answer this pause: the thread is not theirs to see. Nothing was done.`);
+          // Another approver of a four-eyes pause loses sight of the thread once the pause is answered.
+          return ephemeral(
+            `${userId} may not answer this pause: the thread is not theirs, or the pause they could answer as another approver was answered. Nothing was done.`,
+          );
         default:
           return ephemeral(`${userId} may not answer this pause: ${error.message} Nothing was done.`);
       }

@@ -13,5 +13,7 @@ export function decisionValues(decision: Parameters<Recorder["recordDecision"]>[
     decidedAt,
     decision.userId,
     decision.role,
+    // JSON text of the four-eyes approvals so far (userId, role, argsHash, at), null for a call one answer decides.
+    decision.approvals ? JSON.stringify(decision.approvals) : null,
   ];
 }

@@ -50,9 +50,10 @@ ALTER TABLE opspilot_tool_calls ADD COLUMN IF NOT EXISTS args_summary TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_decisions (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at BIGINT NOT NULL,
-  seq BIGSERIAL NOT NULL, user_id TEXT, role TEXT, PRIMARY KEY (thread_id, call_id));
+  seq BIGSERIAL NOT NULL, user_id TEXT, role TEXT, approvals TEXT, PRIMARY KEY (thread_id, call_id));
 ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS user_id TEXT;
 ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS role TEXT;
+ALTER TABLE opspilot_decisions ADD COLUMN IF NOT EXISTS approvals TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_leases (
   thread_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL,
   cancel_requested BOOLEAN NOT NULL DEFAULT false);

@@ -124,10 +124,10 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
     await this.changes(
-      `INSERT INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (thread_id, call_id) DO UPDATE SET
+      `INSERT INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (thread_id, call_id) DO UPDATE SET
          interrupt_id = EXCLUDED.interrupt_id, action = EXCLUDED.action, args_hash_before = EXCLUDED.args_hash_before,
          args_hash_after = EXCLUDED.args_hash_after, message = EXCLUDED.message, decided_at = EXCLUDED.decided_at,
-         user_id = EXCLUDED.user_id, role = EXCLUDED.role, seq = DEFAULT`,
+         user_id = EXCLUDED.user_id, role = EXCLUDED.role, approvals = EXCLUDED.approvals, seq = DEFAULT`,
       decisionValues(decision, Date.now()),
     );
   }

@@ -52,7 +52,7 @@ export function toolCallValues(call: Parameters<Recorder["recordToolCall"]>[0]):
 
 /** Decision columns as clients see them. */
 export const DECISION_COLUMNS =
-  "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role";
+  "thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role, approvals";
 
 /** How one database is read: `?` placeholders, and the column that keeps rows in insertion order. */
 export interface RecordsReader {

@@ -45,7 +45,7 @@ CREATE TABLE IF NOT EXISTS opspilot_tool_calls (
 CREATE TABLE IF NOT EXISTS opspilot_decisions (
   thread_id TEXT NOT NULL, call_id TEXT NOT NULL, interrupt_id TEXT NOT NULL, action TEXT NOT NULL,
   args_hash_before TEXT NOT NULL, args_hash_after TEXT, message TEXT, decided_at INTEGER NOT NULL,
-  user_id TEXT, role TEXT, PRIMARY KEY (thread_id, call_id));
+  user_id TEXT, role TEXT, approvals TEXT, PRIMARY KEY (thread_id, call_id));
 CREATE TABLE IF NOT EXISTS opspilot_run_limits (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, limits TEXT NOT NULL, created_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS opspilot_usage (
@@ -84,6 +84,7 @@ const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string
   { table: "opspilot_runs", column: "tool_cost_units", type: "REAL" },
   { table: "opspilot_steps", column: "cost_usd", type: "REAL" },
   { table: "opspilot_threads", column: "title", type: "TEXT" },
+  { table: "opspilot_decisions", column: "approvals", type: "TEXT" },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "./summary.js";
 import {
   readRecordsPage,
+  DECISION_COLUMNS,
   TOOL_CALL_COLUMNS,
   toolCallValues,
   type RecordsPage,
@@ -92,9 +93,7 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {
     this.statements
-      .get(
-        "INSERT OR REPLACE INTO opspilot_decisions (thread_id, call_id, interrupt_id, action, args_hash_before, args_hash_after, message, decided_at, user_id, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
+      .get(`INSERT OR REPLACE INTO opspilot_decisions (${DECISION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(...decisionValues(decision, Date.now()));
   }
 

@@ -1,4 +1,5 @@
 import type { Observation, ErrorCode } from "../contracts/observation.js";
+import type { GivenApproval } from "../contracts/calls.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RecordsSummary } from "../contracts/records.js";
@@ -75,6 +76,8 @@ export interface Recorder {
     argsHashBefore: string;
     argsHashAfter?: string;
     message?: string;
+    /** Every approval given to a four-eyes call so far, oldest first (each one is recorded as it is given). */
+    approvals?: readonly GivenApproval[];
   }): Promise<void>;
   recordRunEnd(run: {
     runId: string;

@@ -162,6 +162,10 @@ function withPolicy(tool: ToolDefinition, policy: ToolPolicy, setBy: EffectivePo
     ...(policy.rateLimit !== undefined ? { rateLimit: policy.rateLimit } : {}),
     ...(policy.fallback !== undefined ? { fallback: policy.fallback } : {}),
     ...approvalExpiry(policy.approvals?.expiresAfter),
+    ...(policy.approvals?.required !== undefined ? { approvalsRequired: policy.approvals.required } : {}),
+    ...(policy.approvals?.distinctFromRequester !== undefined
+      ? { approvalsDistinctFromRequester: policy.approvals.distinctFromRequester }
+      : {}),
     ...(overridden.length > 0 ? { policySource: { ...policySourceOf(tool), ...policySource } } : {}),
   };
 }

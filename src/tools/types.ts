@@ -102,6 +102,10 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   costUnits?: number;
   /** How long an approval of this tool's calls may wait before the call is answered `approval_expired`; never when absent. */
   approvalExpiresAfterMs?: number;
+  /** How many distinct people must approve a call before it runs (four eyes); 1 when absent. */
+  approvalsRequired?: number;
+  /** Whether the user whose message started the run is kept from approving or editing its calls. */
+  approvalsDistinctFromRequester?: boolean;
   /** Tools the model is pointed to when this one fails (only those the user may call and that are up). */
   fallback?: readonly string[];
   /** Where the tool comes from; MCP tools name their server, built-in tools leave it out. */

@@ -190,6 +190,24 @@ describe("pause instructions and event lines", () => {
     ]);
   });
 
+  it("prints a four-eyes call's count, who approved it and that its requester cannot", () => {
+    const approvals = {
+      required: 2,
+      given: [{ userId: "olga", role: "operator", at: "2026-12-02T03:04:05.000Z" }],
+      distinctFromRequester: true,
+      requestedBy: "rita",
+    };
+    const lines = describePause(pauseOf([{ ...confirmCall, approvals }], "confirm_risky"), {
+      style,
+      tagOf: () => "[1]",
+    });
+    expect(lines.slice(1)).toEqual([
+      '  [1] restart_service {"service":"payment-service","environment":"staging"}  · high risk · call call_confirm',
+      "      1 of 2 approvals (olga); rita, who asked, cannot approve",
+      "      approved by olga (operator, 2026-12-02T03:04:05.000Z)",
+    ]);
+  });
+
   it("prints a ready --resume command when several calls wait", () => {
     const lines = resumeInstructions("t-1", pauseOf([logsCall, restartCall]), style).join("\n");
     expect(lines).toContain("npm run ask -- --thread t-1 --param environment=prod --approve");

@@ -1,20 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type App } from "../../src/app/assemble.js";
-import { loadEnv } from "../../src/config/env.js";
-import { parseConfig } from "../../src/config/file.js";
+import type { App } from "../../src/app/assemble.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
-import { currentRolesOf } from "../../src/server/auth.js";
-import { slackIntakeOf } from "../../src/server/slack-intake.js";
-import type { SlackIntake } from "../../src/server/slack-route.js";
-import { signSlackRequest } from "../../src/server/slack-signature.js";
-import { startServer, type RunningServer } from "../../src/server/start.js";
 import { ApiClient } from "../fixtures/http.js";
+import { noticeOf, startSlackServer, type Button, type slackClicker, type SlackStandIn } from "../fixtures/slack.js";
 
 const SECRET = "slack-signing-secret-0123456789abcdef";
 const PUBLIC_URL = "https://ops.example.com/";
@@ -23,91 +11,27 @@ const STALE = "This pause was already answered or is no longer waiting, so nothi
 const OLGA = "U0OLGA01";
 const VIC = "U0VIC001";
 
-/** One loopback server standing in for Slack: the incoming webhook the notices go to, and every response_url. */
-async function startSlack() {
-  const received: Array<{ path: string; body: Record<string, unknown> }> = [];
-  const waiters: Array<() => void> = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      received.push({ path: req.url ?? "", body: JSON.parse(raw) as Record<string, unknown> });
-      waiters.splice(0).forEach((wake) => wake());
-      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    /** What came to `path`, in order. */
-    at: (path: string) => received.filter((entry) => entry.path === path).map((entry) => entry.body),
-    /** The first body that satisfies `test`, once it has come. */
-    async first(test: (entry: { path: string; body: Record<string, unknown> }) => boolean) {
-      for (;;) {
-        const found = received.find(test);
-        if (found) return found.body;
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-type Button = { action_id: string; value?: string; url?: string; text: { text: string } };
-
-let slack: Awaited<ReturnType<typeof startSlack>>;
+let slack: SlackStandIn;
+let click: ReturnType<typeof slackClicker>;
 let app: App;
-let intake: SlackIntake;
-let server: RunningServer;
 let olga: ApiClient;
-let directory: string;
-const logged: unknown[] = [];
-let responses = 0;
+let stack: Awaited<ReturnType<typeof startSlackServer>>;
 
 beforeAll(async () => {
-  slack = await startSlack();
-  directory = mkdtempSync(join(tmpdir(), "opspilot-slack-"));
-  const env = loadEnv({
-    OPSPILOT_PAUSE_WEBHOOK: `${slack.url}/hook`,
-    OPSPILOT_PAUSE_WEBHOOK_FORMAT: "slack",
-    OPSPILOT_PUBLIC_URL: PUBLIC_URL,
-    OPSPILOT_SLACK_SIGNING_SECRET: SECRET,
-    OPSPILOT_API_TOKENS: "tok-olga-0001=olga:operator,tok-vic-00001=vic:viewer",
+  stack = await startSlackServer({
+    tokens: "tok-olga-0001=olga:operator,tok-vic-00001=vic:viewer",
+    config: { chat: { slack: { users: { [OLGA]: "olga", [VIC]: "vic" } } } },
+    secret: SECRET,
+    defaultUser: OLGA,
+    publicUrl: PUBLIC_URL,
   });
-  const auth = { tokens: env.OPSPILOT_API_TOKENS };
-  const currentRoles = currentRolesOf(auth);
-  const config = parseConfig({ chat: { slack: { users: { [OLGA]: "olga", [VIC]: "vic" } } } }, {});
-  app = createApp({
-    env,
-    dbPath: join(directory, "opspilot.sqlite"),
-    model: new DemoChatModel(),
-    config,
-    currentRoles,
-  });
-  const logger = { error: (message: string, error?: unknown) => logged.push({ message, error }) };
-  intake = slackIntakeOf({
-    env,
-    config,
-    runtime: app.runtime,
-    currentRoles,
-    logger,
-    responseUrlPrefixes: [`${slack.url}/response/`],
-  })!;
-  server = await startServer({ runtime: app.runtime, auth, host: "127.0.0.1", port: 0, logger, slack: intake });
-  olga = new ApiClient(server.url, "tok-olga-0001");
+  ({ slack, click, app } = stack);
+  olga = new ApiClient(stack.server.url, "tok-olga-0001");
 });
 
 afterAll(async () => {
-  await server?.close();
-  await intake?.approvals.close();
-  await app?.close();
-  await slack?.close();
-  rmSync(directory, { recursive: true, force: true });
-  expect(logged).toEqual([]);
+  await stack?.close();
+  expect(stack?.logged).toEqual([]);
 });
 
 /** Runs the risky restart on a new thread of olga's and returns the pause and the Slack notice announcing it. */
@@ -124,48 +48,9 @@ async function pausedRestart() {
 
 /** The buttons of the notice the pause webhook posted for the thread. */
 async function noticeButtons(threadId: string): Promise<Record<string, Button>> {
-  const notice = await slack.first((entry) => entry.path === "/hook" && String(entry.body.text).includes(threadId));
-  const blocks = notice.blocks as Array<{ type: string; elements?: Button[] }>;
-  expect(blocks.map((block) => block.type)).toEqual(["section", "actions"]);
-  return Object.fromEntries(blocks[1]!.elements!.map((button) => [button.action_id, button]));
-}
-
-/** POSTs a click on `button` as Slack would: a form with the block_actions payload, signed now. */
-async function click(options: {
-  button: Button;
-  slackUser?: string;
-  headers?: Record<string, string>;
-  timestamp?: number;
-  secret?: string;
-  /** Resend these exact bytes (Slack's retry). */
-  body?: string;
-}) {
-  responses += 1;
-  const payload = {
-    type: "block_actions",
-    user: { id: options.slackUser ?? OLGA, username: "someone", team_id: "T0001" },
-    api_app_id: "A0001",
-    container: { type: "message", message_ts: "1764700000.000100", channel_id: "C0001" },
-    trigger_id: `trigger-${responses}`,
-    response_url: `${slack.url}/response/${responses}`,
-    actions: [{ ...options.button, type: "button", block_id: "b1", action_ts: "1764700001.000200" }],
-  };
-  const body = options.body ?? new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const response = await fetch(`${server.url}/api/integrations/slack/interactions`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "x-slack-request-timestamp": timestamp,
-      "x-slack-signature": signSlackRequest({ body, timestamp, secret: options.secret ?? SECRET }),
-      ...options.headers,
-    },
-    body,
-  });
-  const text = await response.text();
-  await intake.approvals.idle();
-  const sent = JSON.parse(new URLSearchParams(body).get("payload")!) as { response_url: string };
-  return { status: response.status, text, body, replies: slack.at(new URL(sent.response_url).pathname) };
+  const notice = await noticeOf(slack, threadId);
+  expect(notice.types).toEqual(["section", "actions"]);
+  return notice.buttons;
 }
 
 const restarts = () => app.ops.countActions({ action: "restart" });
