@@ -8,6 +8,7 @@ import { apiCredentials } from "../service/api-credentials.js";
 import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { errorResponse, makeErrorHandler } from "./http-errors.js";
+import { QuotaExceededError } from "../contracts/errors.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
 import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./rate-limit.js";
 import { threadRoutes } from "./routes.js";
@@ -60,7 +61,11 @@ const RUN_START_PATHS = [
 export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   const logger = options.logger ?? consoleLogger();
   const app = new Hono<AppEnv>();
-  app.onError(makeErrorHandler(logger));
+  const handleError = makeErrorHandler(logger);
+  app.onError((error, c) => {
+    if (error instanceof QuotaExceededError) options.metrics?.quotaRefused(error.quota);
+    return handleError(error, c);
+  });
   app.notFound((c) => errorResponse(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}.`));
 
   app.use("*", securityHeaders());

@@ -10,7 +10,7 @@ import { createServer, type CreateServerOptions } from "./app.js";
 import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth.js";
 import { consoleLogger } from "../service/logger.js";
-import { RunMetrics } from "../service/metrics.js";
+import { oldestPauseSince, RunMetrics } from "../service/metrics.js";
 import { schedulePrune } from "../service/retention.js";
 import { startAlertIntake } from "./alert-intake.js";
 import { slackIntakeOf } from "./slack-intake.js";
@@ -97,6 +97,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     shutdownGraceMs: 10_000,
     currentRoles: currentRolesOf(auth),
   });
+  metrics.watch({ health: opened.health, oldestPauseSince: () => oldestPauseSince(opened.runtime) });
   const intake = startAlertIntake(opened, logger);
   const slack = slackIntakeOf({
     env,

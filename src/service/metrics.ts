@@ -1,6 +1,18 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RunEvent } from "../contracts/events.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
+import type { Runtime } from "./runtime.js";
+
+/** What the metrics read from the process at each scrape. */
+export interface ScrapedSources {
+  /** The configured MCP servers and whether each is up (`/healthz`'s report). */
+  health?: () => { servers?: ReadonlyArray<{ name: string; status: "up" | "down" }> };
+  /** Epoch ms the oldest pause still waiting for a person began (any process's, from the database). */
+  oldestPauseSince?: () => Promise<number | undefined>;
+}
+
+/** The daily quotas whose refusals are counted (`opspilot_quota_refusals_total{quota}`). */
+const QUOTAS = ["runs", "tokens", "costUsd"] as const;
 
 /** What became of a run that paused for a person (the `outcome` label of `opspilot_paused_runs_total`). */
 export type PauseOutcome = "resumed_finished" | "resumed_stopped" | "cancelled";
@@ -67,12 +79,53 @@ export class RunMetrics {
     registers: [this.registry],
   });
 
+  private readonly quotaRefusals = this.counter(
+    "opspilot_quota_refusals_total",
+    "Requests refused because their user spent a daily quota, by quota",
+    ["quota"],
+  );
+  private readonly sources: ScrapedSources = {};
+
   constructor(options: { processMetrics?: boolean } = {}) {
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "opspilot_" });
+    const sources = this.sources;
+    new Gauge({
+      name: "opspilot_mcp_server_up",
+      help: "1 while a configured MCP server is up, 0 while it is down",
+      labelNames: ["server"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const server of sources.health?.().servers ?? [])
+          this.set({ server: server.name }, server.status === "up" ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "opspilot_oldest_pause_age_seconds",
+      help: "How long the oldest pause still waiting for a person has waited (0 when none waits); the same in every process",
+      registers: [this.registry],
+      async collect() {
+        // A database that does not answer leaves the last value: a scrape never fails over it.
+        const since = await sources.oldestPauseSince?.().catch(() => null);
+        if (since === null) return;
+        this.set(since === undefined ? 0 : Math.max(0, (Date.now() - since) / 1000));
+      },
+    });
+    for (const quota of QUOTAS) this.quotaRefusals.inc({ quota }, 0);
+    if (options.processMetrics) this.processMetrics();
     // Present from the start, so a rate over them reads 0 rather than no data before the first run.
     this.runsStarted.inc(0);
     this.cost.inc(0);
     for (const kind of ["input", "output"]) this.tokens.inc({ kind }, 0);
+  }
+
+  /** What the MCP and pause gauges read at each scrape. */
+  watch(sources: ScrapedSources): void {
+    Object.assign(this.sources, sources);
+  }
+
+  /** Counts a request refused by a daily quota. */
+  quotaRefused(quota: string): void {
+    this.quotaRefusals.inc({ quota });
   }
 
   /** Counts one event. */
@@ -113,6 +166,17 @@ export class RunMetrics {
     }
   }
 
+  /**
+   * prom-client's Node.js metrics without its three gauges named `…_total`, which
+   * `promtool check metrics` refuses (only counters end so); their totals are the sums of the
+   * by-type gauges it keeps (`opspilot_nodejs_active_handles{type}` and the like).
+   */
+  private processMetrics(): void {
+    collectDefaultMetrics({ register: this.registry, prefix: "opspilot_" });
+    for (const what of ["handles", "requests", "resources"])
+      this.registry.removeSingleMetric(`opspilot_nodejs_active_${what}_total`);
+  }
+
   private counter(name: string, help: string, labelNames: string[] = []): Counter {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
@@ -123,4 +187,11 @@ export function pauseOutcome(stopReason: Exclude<StopReason, "interrupted">): Pa
   if (stopReason === "final_answer") return "resumed_finished";
   if (stopReason === "cancelled") return "cancelled";
   return "resumed_stopped";
+}
+
+/** When the oldest pause still waiting began, from the records every process shares (any window: waiting pauses are listed whatever their age). */
+export async function oldestPauseSince(runtime: Pick<Runtime, "recordsSummary">): Promise<number | undefined> {
+  const now = Date.now();
+  const oldest = (await runtime.recordsSummary({ since: now, until: now })).waitingPauses[0];
+  return oldest ? Date.parse(oldest.since) : undefined;
 }
