@@ -6,6 +6,8 @@ import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import { createChatModel } from "../models/provider.js";
+import { tracingFromEnv, type TracingEnv } from "./tracing.js";
+import type { TracedModel } from "../service/run-tracing.js";
 import type { Runtime } from "../service/runtime.js";
 import type { RuntimeSettings } from "../service/runtime-settings.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
@@ -57,6 +59,8 @@ export interface AppOptions extends Pick<
   runbooks?: RunbookSource;
   /** Told once of each run on an incident's thread that ended, whoever started it (errors are logged). */
   onIncidentAnswer?: (report: IncidentAnswer) => void | Promise<void>;
+  /** The `OTEL_*` variables traces are configured by (the process's environment by default). */
+  tracingEnv?: TracingEnv;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -134,6 +138,11 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
       await options.onIncidentAnswer?.(report);
     },
   });
+  const tracing = tracingFromEnv(options.tracingEnv ?? environmentVariables(), {
+    model: tracedModelOf(env),
+    logger,
+    serverOf: (tool) => registry.get(tool)?.source?.server,
+  });
   const { graph, runtime } = wireLoop({
     ...options,
     model,
@@ -142,6 +151,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     onEvent: (event) => {
       options.onEvent?.(event);
       incidentReports.observe(event);
+      tracing?.observe(event);
     },
     onPause: pauseWebhook?.notify,
     onApprovalExpired: expiryWebhook?.notify,
@@ -171,7 +181,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     async close() {
       await runtime.close();
       // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
-      await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close()]);
+      await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), tracing?.shutdown()]);
       await closeSources(sources);
       await runbooks?.close();
       await backend.close();
@@ -294,4 +304,12 @@ async function openBackend(options: AppOptions, env: Env): Promise<App> {
       demo.close();
     },
   });
+}
+
+/** The model as spans name it, read from `OPSPILOT_MODEL` without checking it (a run without a model never uses it). */
+function tracedModelOf(env: Env): TracedModel {
+  const value = env.OPSPILOT_MODEL.trim();
+  const separator = value.indexOf(":");
+  if (value === "demo" || separator < 0) return { provider: "opspilot", name: value };
+  return { provider: value.slice(0, separator), name: value.slice(separator + 1).trim() };
 }
