@@ -13,6 +13,7 @@ import {
 } from "@opentelemetry/sdk-trace-node";
 import { ConfigError } from "../contracts/errors.js";
 import type { Logger } from "../service/logger.js";
+import { settleWithin } from "../service/shutdown.js";
 import { createRunTracing, type RunTracing, type TracedModel } from "../service/run-tracing.js";
 
 /** The variables tracing is configured by: OpenTelemetry's standard ones, plus `OPSPILOT_OTEL_CAPTURE_CONTENT`. */
@@ -81,12 +82,7 @@ export function tracingFromEnv(
   });
   return {
     observe: tracing.observe,
-    async shutdown() {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));
-      await Promise.race([provider.shutdown().catch(() => undefined), grace]);
-      clearTimeout(timer);
-    },
+    shutdown: () => settleWithin([provider.shutdown()], SHUTDOWN_GRACE_MS),
   };
 }
 

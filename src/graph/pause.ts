@@ -386,15 +386,8 @@ function decide(call: WaitingCallPlan, decision: Decision, context: ResumeContex
   const frozen = parsed.data as Record<string, unknown>;
   const hash = argsHash(frozen);
   const rule = ruleOf(call, context.registry);
-  if (!isFourEyes(rule))
-    return {
-      ...callBase(call),
-      args: frozen,
-      argsHash: hash,
-      approvedHash: hash,
-      decision: { ...answered, argsAnswered: args },
-      status: "ready",
-    };
+  const ready = { ...callBase(call), args: frozen, argsHash: hash, approvedHash: hash, status: "ready" as const };
+  if (!isFourEyes(rule)) return { ...ready, decision: { ...answered, argsAnswered: args } };
   // Four eyes: this answer is one approval of the args it leaves (none from a requester the rule excludes);
   // an edit, or a form filled, starts the count again.
   const { id: userId, role } = context.answerer;
@@ -408,12 +401,8 @@ function decide(call: WaitingCallPlan, decision: Decision, context: ResumeContex
   if (counted.length < rule.required)
     return { ...callBase(call), args: frozen, argsHash: hash, approvals, status: "needs_approval" };
   return {
-    ...callBase(call),
-    args: frozen,
-    argsHash: hash,
-    approvedHash: hash,
+    ...ready,
     approvals,
     decision: { ...answered, argsAnswered: args, approvers: counted.map((approval) => approval.userId) },
-    status: "ready",
   };
 }

@@ -6,6 +6,7 @@ import { testTools } from "../../fixtures/test-tools.js";
 import { applyToolPolicy } from "../../../src/tools/policy.js";
 import { collectEvents } from "../../../src/service/recorded-events.js";
 import { approvalsLine } from "../../../src/graph/approvals.js";
+import { pendingInterrupt } from "../../../src/graph/pause.js";
 import type { RunUser } from "../../../src/contracts/user.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { ObservationMeta } from "../../../src/contracts/observation.js";
@@ -207,9 +208,7 @@ describe("four eyes: approvals.required and distinctFromRequester", () => {
     });
     await harness.graph.invoke({ messages: [{ role: "user", content: "restart order on prod" }] }, config(REQUESTER));
     const pending = async () =>
-      (await harness.graph.getState({ configurable: { thread_id: "t-hosted" } })).tasks.flatMap(
-        (task) => task.interrupts ?? [],
-      )[0]?.value as InterruptValue | undefined;
+      pendingInterrupt(await harness.graph.getState({ configurable: { thread_id: "t-hosted" } }));
     const first = (await pending())!;
     expect(first.calls[0]!.approvals).toMatchObject({ required: 2, given: [], distinctFromRequester: false });
     await harness.graph.invoke(new Command({ resume: approve(first) }), config(REQUESTER));
