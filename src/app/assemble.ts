@@ -6,8 +6,7 @@ import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import { createChatModel } from "../models/provider.js";
-import { tracingFromEnv, type TracingEnv } from "./tracing.js";
-import type { TracedModel } from "../service/run-tracing.js";
+import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
 import type { Runtime } from "../service/runtime.js";
 import type { RuntimeSettings } from "../service/runtime-settings.js";
 import { consoleLogger, type Logger } from "../service/logger.js";
@@ -304,12 +303,4 @@ async function openBackend(options: AppOptions, env: Env): Promise<App> {
       demo.close();
     },
   });
-}
-
-/** The model as spans name it, read from `OPSPILOT_MODEL` without checking it (a run without a model never uses it). */
-function tracedModelOf(env: Env): TracedModel {
-  const value = env.OPSPILOT_MODEL.trim();
-  const separator = value.indexOf(":");
-  if (value === "demo" || separator < 0) return { provider: "opspilot", name: value };
-  return { provider: value.slice(0, separator), name: value.slice(separator + 1).trim() };
 }

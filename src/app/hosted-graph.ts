@@ -14,6 +14,9 @@ import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits
 import type { DailyQuotas } from "../service/quotas.js";
 import { postgresBudgets } from "../execution/rate-limit-store.js";
 import { ToolRateLimits } from "../execution/tool-rate-limits.js";
+import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
+import { GraphRunEvents } from "../service/graph-run-events.js";
+import { makeArgsView } from "../service/args-view.js";
 
 /** The graph a LangGraph server hosts, and the run limits its runs are held to. */
 export interface HostedGraph {
@@ -39,9 +42,14 @@ export interface HostedGraph {
  * PostgreSQL when `DATABASE_URL` is set, shared by every replica (the at-most-once journal
  * must be), else in `OPSPILOT_DB` and this process's memory;
  * the demo dataset's static part is rebuilt in each replica's `OPSPILOT_DB`. Runs end on their own:
- * the server cancels them. `model` replaces the environment's (the benchmark's scripted model).
+ * the server cancels them. `model` replaces the environment's (the benchmark's scripted model). With
+ * OpenTelemetry's variables in `tracingEnv`, its runs send the same spans as the server's and the CLI's.
  */
-export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): Promise<HostedGraph> {
+export async function hostedGraph(
+  env: Env = loadEnv(),
+  model?: BaseChatModel,
+  tracingEnv: TracingEnv = environmentVariables(),
+): Promise<HostedGraph> {
   const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
   const limits = serverRunLimits(env, config);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
@@ -55,7 +63,7 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
     sources: startToolSources(config, logger),
     logger,
   });
-  const graph = compileGraph({
+  const compiled = compileGraph({
     model: model ?? createChatModel(env),
     registry,
     storage,
@@ -65,7 +73,17 @@ export async function hostedGraph(env: Env = loadEnv(), model?: BaseChatModel): 
       onStoreError: (message, error) => logger.error(message, error),
     }),
   });
+  const tracing = tracingFromEnv(tracingEnv, {
+    model: tracedModelOf(env),
+    logger,
+    serverOf: (tool) => registry.get(tool)?.source?.server,
+  });
+  // The server drives the graph: its runs are told to the tracer by LangGraph's own callbacks.
+  const graph = tracing
+    ? compiled.withConfig({ callbacks: [new GraphRunEvents(tracing.observe, makeArgsView(registry))] })
+    : compiled;
   const close = async () => {
+    await tracing?.shutdown();
     await shared?.close();
     demo.close();
   };

@@ -11,6 +11,7 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from "@opentelemetry/sdk-trace-node";
+import type { Env } from "../config/env.js";
 import { ConfigError } from "../contracts/errors.js";
 import type { Logger } from "../service/logger.js";
 import { settleWithin } from "../service/shutdown.js";
@@ -84,6 +85,14 @@ export function tracingFromEnv(
     observe: tracing.observe,
     shutdown: () => settleWithin([provider.shutdown()], SHUTDOWN_GRACE_MS),
   };
+}
+
+/** The model as spans name it, read from `OPSPILOT_MODEL` without checking it (a run without a model never uses it). */
+export function tracedModelOf(env: Env): TracedModel {
+  const value = env.OPSPILOT_MODEL.trim();
+  const separator = value.indexOf(":");
+  if (value === "demo" || separator < 0) return { provider: "opspilot", name: value };
+  return { provider: value.slice(0, separator), name: value.slice(separator + 1).trim() };
 }
 
 /** `OTEL_EXPORTER_OTLP_HEADERS`: `key=value` pairs separated by commas, values URL-encoded. */

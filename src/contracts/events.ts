@@ -12,6 +12,12 @@ export const ModelStepSchema = z.object({
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   costUsd: z.number().describe("The turn's cost at the configured prices (0 without prices)"),
+  retries: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Requests the model call sent again after a rate limit, a server error or a timeout; absent when none"),
 });
 
 /** One model turn's figures. */

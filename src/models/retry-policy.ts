@@ -1,5 +1,6 @@
 import { getRetryable, stampRetryable } from "@langchain/core/errors";
 import { parseRetryAfterMs } from "@langchain/core/utils/async_caller";
+import { countRetry } from "./retry-count.js";
 
 /** Statuses a retry cannot fix: the request, the key or the permission is wrong. */
 const NO_RETRY_STATUSES: ReadonlySet<number> = new Set([400, 401, 402, 403, 404, 405, 406, 407, 409, 413, 422]);
@@ -9,7 +10,7 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * `onFailedAttempt` handler for the model's `AsyncCaller`: return to retry (with
- * backoff), throw to give up. Retries 429 (honouring `retry-after`), 5xx, 408,
+ * backoff, counted for the call's `retries`), throw to give up. Retries 429 (honouring `retry-after`), 5xx, 408,
  * timeouts and network errors; never 400/401/403/404 and the like, a cancelled
  * call, an exhausted quota or an over-long context.
  *
@@ -29,9 +30,11 @@ export function modelRetryPolicy(error: unknown): void {
     // p-retry waits at least this long before the next attempt.
     if (retryAfterMs !== undefined) (error as { retryAfterMs?: number }).retryAfterMs = retryAfterMs;
     stampRetryable(error, true);
+    countRetry();
     return;
   }
   if (getRetryable(error) === false) throw error;
+  countRetry();
 }
 
 function isAbort(error: object): boolean {

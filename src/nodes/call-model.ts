@@ -18,6 +18,7 @@ import type { Recorder } from "../storage/types.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { normalizeModelMessage } from "../models/normalize.js";
 import { invokeWithinWindow } from "../context/context-overflow.js";
+import { countingRetries } from "../models/retry-count.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { tokenMeter } from "../context/request-tokens.js";
 import { loopTurns } from "../graph/turn-queue.js";
@@ -101,10 +102,13 @@ export function makeCallModel(deps: CallModelDeps) {
     const prompt = withUnavailableTools(deps.systemPrompt ?? SYSTEM_PROMPT, deps.registry.unavailable());
     const started = performance.now();
     let response: AIMessage;
+    let retries = 0;
     try {
       // Every request fits the window (design §2.10); the history in the state stays whole.
       const parts = { systemPrompt: prompt, tools, history, memory: state.memory };
-      const { raw, request } = await invokeWithinWindow(invocable, parts, { budget, meter, signal });
+      const counted = await countingRetries(() => invokeWithinWindow(invocable, parts, { budget, meter, signal }));
+      const { raw, request } = counted.value;
+      retries = counted.retries;
       // Merged memory is carried by every return below.
       if (request.memory) reset.memory = { replace: request.memory };
       // The reply as it came (a chunk keeps the raw streamed arguments that reveal a cut-off call).
@@ -135,7 +139,10 @@ export function makeCallModel(deps: CallModelDeps) {
       costUsd: run.costUsd + stepCostUsd,
     };
     // Read back by the stream adapter, so each step's latency, tokens and cost reach the events and metrics.
-    response.response_metadata = { ...response.response_metadata, opspilot: { step, latencyMs, costUsd: stepCostUsd } };
+    response.response_metadata = {
+      ...response.response_metadata,
+      opspilot: { step, latencyMs, costUsd: stepCostUsd, ...(retries > 0 ? { retries } : {}) },
+    };
     await deps.recorder.recordStep({
       runId: run.runId,
       step,

@@ -124,7 +124,7 @@ export function eventsForMessage(message: BaseMessage, viewArgs: ArgsView): RunE
 /** The turn's figures `call_model` left on its reply; undefined on messages it did not produce. */
 function modelStepOf(message: AIMessage): ModelStep | undefined {
   const meta = message.response_metadata?.opspilot as
-    { step?: number; latencyMs?: number; costUsd?: number } | undefined;
+    { step?: number; latencyMs?: number; costUsd?: number; retries?: number } | undefined;
   if (typeof meta?.step !== "number" || typeof meta.latencyMs !== "number") return undefined;
   return {
     step: meta.step,
@@ -132,6 +132,7 @@ function modelStepOf(message: AIMessage): ModelStep | undefined {
     inputTokens: message.usage_metadata?.input_tokens ?? 0,
     outputTokens: message.usage_metadata?.output_tokens ?? 0,
     costUsd: meta.costUsd ?? 0,
+    ...(typeof meta.retries === "number" && meta.retries > 0 ? { retries: meta.retries } : {}),
   };
 }
 

@@ -33,7 +33,7 @@ export interface RunTracing {
   observe(event: RunEvent): void;
 }
 
-/** Paused runs remembered for the link from their resume (the oldest are forgotten first). */
+/** Paused threads remembered for the link from their resume, and their calls' args (the oldest are forgotten first). */
 const REMEMBERED_PAUSES = 1_000;
 
 /**
@@ -49,7 +49,9 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
   const { tracer, model } = options;
   const runs = new Map<string, Span>();
   const paused = new Map<string, SpanContext>();
-  const argsOf = new Map<string, unknown>();
+  const approvalsTold = new Map<string, Set<string>>();
+  // The args of calls still to run, per thread (capture mode): a paused call's run ends before its result.
+  const argsOf = new Map<string, Map<string, unknown>>();
   const capture = options.captureContent === true;
 
   const child = (run: Span, name: string, startTime: number, attributes: Attributes) =>
@@ -72,6 +74,7 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
       "gen_ai.response.finish_reasons": [finish],
       "opspilot.step": step.step,
       "opspilot.cost_usd": step.costUsd,
+      "opspilot.model.retries": step.retries ?? 0,
       ...(capture && output !== undefined
         ? {
             "gen_ai.output.messages": JSON.stringify([
@@ -106,7 +109,7 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
       case "tool_call":
         if (!run) return;
         if (event.model) modelCall(run, event.model, "tool_calls");
-        if (capture) argsOf.set(`${event.threadId}:${event.callId}`, event.args);
+        if (capture) remember(argsOf, event.threadId, new Map()).set(event.callId, event.args);
         return;
       case "assistant_message":
         if (run && event.model) modelCall(run, event.model, "stop", capture ? event.content : undefined);
@@ -114,9 +117,8 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
       case "tool_result": {
         if (!run) return;
         const now = Date.now();
-        const key = `${event.threadId}:${event.callId}`;
-        const args = event.args ?? argsOf.get(key);
-        argsOf.delete(key);
+        const args = event.args ?? argsOf.get(event.threadId)?.get(event.callId);
+        argsOf.get(event.threadId)?.delete(event.callId);
         const server = options.serverOf?.(event.tool);
         const span = child(run, `execute_tool ${event.tool}`, now - event.durationMs, {
           "gen_ai.operation.name": "execute_tool",
@@ -143,13 +145,30 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
         span.end(now);
         return;
       }
-      case "loop_interrupt":
-        run?.addEvent("pause", {
+      case "loop_interrupt": {
+        if (!run) return;
+        // A four-eyes call pauses again after each approval but the last: each approval is told once, as it is given.
+        const told = remember(approvalsTold, event.threadId, new Set<string>());
+        for (const call of event.calls)
+          for (const given of call.approvals?.given ?? []) {
+            const key = `${call.callId}\n${given.userId}\n${given.at}`;
+            if (told.has(key)) continue;
+            told.add(key);
+            run.addEvent("approval", {
+              "gen_ai.tool.call.id": call.callId,
+              "opspilot.approval.action": "approve",
+              "opspilot.approval.by": given.userId,
+              "opspilot.approval.given": call.approvals!.given.length,
+              "opspilot.approval.required": call.approvals!.required,
+            });
+          }
+        run.addEvent("pause", {
           "opspilot.interrupt.id": event.interruptId,
           "opspilot.interrupt.type": event.interruptType,
           "opspilot.interrupt.tools": event.calls.map((call) => call.tool),
         });
         return;
+      }
       case "run_finished": {
         if (!run) return;
         runs.delete(event.threadId);
@@ -161,9 +180,10 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
         });
         if (event.stopReason === "error")
           run.setStatus({ code: SpanStatusCode.ERROR, message: "the run ended in error" });
-        if (event.stopReason === "interrupted") {
-          paused.set(event.threadId, run.spanContext());
-          if (paused.size > REMEMBERED_PAUSES) paused.delete(paused.keys().next().value!);
+        if (event.stopReason === "interrupted") remember(paused, event.threadId, run.spanContext(), true);
+        else {
+          argsOf.delete(event.threadId);
+          approvalsTold.delete(event.threadId);
         }
         run.end();
         return;
@@ -184,4 +204,17 @@ export function createRunTracing(options: RunTracingOptions): RunTracing {
       }
     },
   };
+}
+
+/**
+ * The thread's entry of `map`, set to `value` when absent (or when `replace`); past
+ * `REMEMBERED_PAUSES` threads the oldest entry is forgotten.
+ */
+function remember<T>(map: Map<string, T>, threadId: string, value: T, replace = false): T {
+  const known = map.get(threadId);
+  if (known !== undefined && !replace) return known;
+  map.delete(threadId);
+  map.set(threadId, value);
+  if (map.size > REMEMBERED_PAUSES) map.delete(map.keys().next().value!);
+  return value;
 }

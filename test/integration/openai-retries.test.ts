@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { createOpenAIChatModel } from "../../src/models/openai-model.js";
+import { countingRetries } from "../../src/models/retry-count.js";
 import { startOpenAIServer, type OpenAITestServer, type Reply } from "../fixtures/openai-server.js";
 
 const servers: OpenAITestServer[] = [];
@@ -32,9 +33,11 @@ const ok: Reply = { content: "fine" };
 describe.concurrent("model request retries against a local OpenAI-compatible server", () => {
   it("retries a 429 without retry-after and succeeds on the second request", async () => {
     const server = await serve({ status: 429, error: { message: "Rate limit reached for requests" } }, ok);
-    const reply = await modelFor(server).invoke([new HumanMessage("hi")]);
+    const { value: reply, retries } = await countingRetries(() => modelFor(server).invoke([new HumanMessage("hi")]));
     expect(reply.content).toBe("fine");
     expect(server.requests.map((request) => request.status)).toEqual([429, 200]);
+    // Counted for the model step's `retries` (events, chat spans).
+    expect(retries).toBe(1);
   });
 
   it("retries a 500 and then succeeds", async () => {

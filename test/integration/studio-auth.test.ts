@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InterruptValueSchema, type InterruptValue } from "../../src/contracts/pause.js";
 import { openSqlite } from "../../src/storage/open-sqlite.js";
 import { OpsStore } from "../../src/tools/index.js";
-import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
+import { startDevServer, waitFor, type DevServer } from "../fixtures/dev-server.js";
+import { attrs, startCollector } from "../fixtures/otlp-collector.js";
 
 const GRAPH_ID = "opspilot";
 /** Alice and bob operate; root holds an operator and a viewer token; vic only views. */
@@ -16,6 +17,7 @@ const TOKENS = {
   rootViewer: "root-viewer-token",
   vic: "vic-viewer-token",
   quinn: "quinn-operator-token",
+  tara: "tara-operator-token",
 };
 const API_TOKENS = [
   `${TOKENS.alice}=alice:operator`,
@@ -24,7 +26,9 @@ const API_TOKENS = [
   `${TOKENS.rootViewer}=root:viewer`,
   `${TOKENS.vic}=vic:viewer`,
   `${TOKENS.quinn}=quinn:operator`,
+  `${TOKENS.tara}=tara:operator`,
 ].join(",");
+const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 /** Every caller above starts at most this many runs, but quinn. */
 const RUNS_PER_DAY = 2;
 
@@ -33,6 +37,7 @@ type Values = { messages: WireMessage[]; stop: { reason: string } | null };
 
 describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
   let server: DevServer;
+  let collector: Awaited<ReturnType<typeof startCollector>>;
   const as = (token: string) =>
     new Client({ apiUrl: server.apiUrl, defaultHeaders: { Authorization: `Bearer ${token}` } });
   const post = (path: string, headers: Record<string, string> = {}) =>
@@ -57,14 +62,18 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
     client.runs.wait(threadId, GRAPH_ID, { command: { resume } }) as Promise<Values>;
 
   beforeAll(async () => {
+    collector = await startCollector("ok");
     server = await startDevServer({
       OPSPILOT_API_TOKENS: API_TOKENS,
       OPSPILOT_QUOTA_RUNS_PER_DAY: String(RUNS_PER_DAY),
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     });
   }, 120_000);
 
   afterAll(async () => {
     if (server) expect(await server.stop()).toBe(true);
+    await collector?.close();
   }, 30_000);
 
   it("refuses callers without a valid token, and Studio's header without one", async () => {
@@ -179,5 +188,67 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
     expect((await ask(as(TOKENS.alice), other, "how is order-service doing in prod?")).stop?.reason).toBe(
       "final_answer",
     );
+  });
+
+  it("sends the spans of its runs to OpenTelemetry: the seed question, its pause and its resume (issue 29)", async () => {
+    const tara = as(TOKENS.tara);
+    const { thread_id: threadId } = await tara.threads.create();
+    await ask(tara, threadId, SEED);
+    const pause = (await pauseOf(tara, threadId))!;
+    const final = await answer(tara, threadId, {
+      decisions: pause.calls.map((call) => ({
+        callId: call.callId,
+        action: "approve",
+        argsHash: call.argsHash,
+        params: { environment: "prod" },
+      })),
+    });
+    expect(final.stop?.reason).toBe("final_answer");
+    const runIds = (await tara.runs.list(threadId)).map((run) => run.run_id);
+    const agentsOf = () =>
+      collector
+        .spans()
+        .filter(
+          (span) =>
+            span.name === "invoke_agent opspilot" && attrs(span.attributes)["gen_ai.conversation.id"] === threadId,
+        );
+    // Spans leave in batches, about a second after they end.
+    expect(await waitFor(() => agentsOf().length === 2, 15_000)).toBe(true);
+    const [paused, resumed] = agentsOf().sort(
+      (a, b) =>
+        Number(attrs(a.attributes)["opspilot.run.resumed"]) - Number(attrs(b.attributes)["opspilot.run.resumed"]),
+    );
+    expect(attrs(paused!.attributes)).toMatchObject({
+      "opspilot.stop_reason": "interrupted",
+      "gen_ai.agent.name": "opspilot",
+    });
+    expect(attrs(resumed!.attributes)).toMatchObject({
+      "opspilot.stop_reason": "final_answer",
+      "opspilot.run.resumed": true,
+    });
+    // The server's own run ids, one span each.
+    expect([paused, resumed].map((span) => attrs(span!.attributes)["opspilot.run.id"]).sort()).toEqual(runIds.sort());
+    expect(paused!.events?.map((event) => event.name)).toEqual(["pause"]);
+    expect(attrs(paused!.events![0]!.attributes)["opspilot.interrupt.id"]).toBe(pause.interruptId);
+    expect(resumed!.events?.map((event) => event.name)).toEqual(["resume", "approval"]);
+    expect(resumed!.links).toEqual([expect.objectContaining({ traceId: paused!.traceId, spanId: paused!.spanId })]);
+    // Under each run: a chat span per model call, with tokens, and an execute_tool span per call, with its id.
+    const traces = new Set([paused!.traceId, resumed!.traceId]);
+    const under = collector.spans().filter((span) => traces.has(span.traceId) && span.parentSpanId);
+    const chats = under.filter((span) => span.name === "chat demo");
+    expect(chats).toHaveLength(3);
+    for (const chat of chats) expect(attrs(chat.attributes)["gen_ai.usage.input_tokens"]).toBeGreaterThan(0);
+    const state = await tara.threads.getState<{ messages: Array<{ type: string; tool_call_id?: string }> }>(threadId);
+    const callIds = state.values.messages.filter((message) => message.type === "tool").map((m) => m.tool_call_id);
+    expect(
+      under
+        .filter((span) => span.name.startsWith("execute_tool "))
+        .map((span) => attrs(span.attributes)["gen_ai.tool.call.id"])
+        .sort(),
+    ).toEqual(callIds.sort());
+    // No caller's token, and nothing of the conversation.
+    const sent = collector.bodies.join("\n");
+    for (const token of Object.values(TOKENS)) expect(sent).not.toContain(token);
+    expect(sent).not.toContain("支付");
   });
 });

@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,76 +7,11 @@ import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { DemoChatModel } from "../../src/models/demo-model.js";
 import { collectEvents } from "../../src/service/recorded-events.js";
+import { attrs, startCollector } from "../fixtures/otlp-collector.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 const CANARY = "tok-canary-7f3a9b00";
 const USER = { id: "olga", role: "operator" };
-
-type Value = {
-  stringValue?: string;
-  intValue?: string | number;
-  boolValue?: boolean;
-  doubleValue?: number;
-  arrayValue?: { values: Value[] };
-};
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Array<{ key: string; value: Value }>;
-  events?: Array<{ name: string; attributes: Array<{ key: string; value: Value }> }>;
-  links?: Array<{ traceId: string; spanId: string }>;
-}
-
-const plain = (value: Value): unknown =>
-  value.stringValue ??
-  (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
-  value.boolValue ??
-  value.doubleValue ??
-  value.arrayValue?.values.map(plain);
-const attrs = (list: Array<{ key: string; value: Value }>) =>
-  Object.fromEntries(list.map((entry) => [entry.key, plain(entry.value)]));
-
-/** An OTLP/HTTP receiver: `ok` answers every export, `refuse` answers 503, `hang` never answers. */
-async function startCollector(mode: "ok" | "refuse" | "hang") {
-  const bodies: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      bodies.push(Buffer.concat(chunks).toString("utf8"));
-      if (mode === "hang") return;
-      if (mode === "refuse") res.writeHead(503).end();
-      else res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    bodies,
-    spans(): Array<OtlpSpan & { service: unknown }> {
-      return bodies.flatMap((body) =>
-        (
-          JSON.parse(body) as {
-            resourceSpans: Array<{
-              resource: { attributes: Array<{ key: string; value: Value }> };
-              scopeSpans: Array<{ spans: OtlpSpan[] }>;
-            }>;
-          }
-        ).resourceSpans.flatMap((resource) =>
-          resource.scopeSpans.flatMap((scope) =>
-            scope.spans.map((span) => ({ ...span, service: attrs(resource.resource.attributes)["service.name"] })),
-          ),
-        ),
-      );
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 const directories: string[] = [];
 afterAll(() => {
