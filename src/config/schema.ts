@@ -113,6 +113,16 @@ export const ToolPolicySchema = z
     askUser: z.record(z.string(), AskFieldSchema).optional().describe("Fields to ask the user for when missing"),
     timeoutMs: z.number().int().min(100).max(600_000).optional().describe("Per-attempt time limit"),
     idempotent: z.boolean().optional().describe("A write that may be retried once after a timeout"),
+    egress: z
+      .boolean()
+      .optional()
+      .describe(
+        "Sends data outside (chat, e-mail, tickets, webhooks): after the thread read untrusted content, each call waits for a person",
+      ),
+    trusted: z
+      .boolean()
+      .optional()
+      .describe("Its results cannot carry instructions: reading them does not taint the thread (default false)"),
     rateLimit: z
       .object({
         perMinute: z.number().int().min(1).max(100_000).optional().describe("Calls per minute, all users together"),

@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, ErrorCode } from "./observation.js";
-import type { MissingField } from "./pause.js";
+import type { EgressNote, MissingField } from "./pause.js";
 
 /** A tool call the model proposed: a parsed call or one whose arguments were not valid JSON. */
 export interface ProposedCall {
@@ -51,6 +51,11 @@ export interface CallBase {
    * first; only those of the current `argsHash` count. Absent for calls one approval decides.
    */
   approvals?: GivenApproval[];
+  /**
+   * Set on a call of an `egress` tool proposed after the thread read untrusted content: it
+   * waits for a person as a high-risk call, with why and what of its args came from tool results.
+   */
+  egress?: EgressNote;
 }
 
 /** One person's approval of a call's args, kept while a four-eyes call waits for the next. */
@@ -109,7 +114,7 @@ export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
 
 /** The shared fields of a call, so a new status never carries the fields of the old one. */
 export function callBase(call: PlannedCall): CallBase {
-  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision, approvals } = call;
+  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision, approvals, egress } = call;
   return {
     callId,
     tool,
@@ -120,5 +125,6 @@ export function callBase(call: PlannedCall): CallBase {
     ...(approvedHash !== undefined ? { approvedHash } : {}),
     ...(decision !== undefined ? { decision } : {}),
     ...(approvals !== undefined ? { approvals } : {}),
+    ...(egress !== undefined ? { egress } : {}),
   };
 }

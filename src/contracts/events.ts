@@ -84,6 +84,12 @@ export const RunEventSchema = z.discriminatedUnion("type", [
       .optional()
       .describe("The args the call ran with (masked), when a person's answer to a pause approved or edited them"),
     decision: CallDecisionViewSchema.optional().describe("Who answered the call's pause, how, and what changed"),
+    untrusted: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The result holds content from a tool that is not trusted: from now on the thread's egress calls wait for a person",
+      ),
   }),
   z.object({
     type: z.literal("assistant_message"),

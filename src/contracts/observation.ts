@@ -96,6 +96,27 @@ export interface ObservationMeta {
   decision?: CallDecision;
   /** The args the call ran with, when a person's answer approved or edited them (raw; masked when viewed). */
   args?: Record<string, unknown>;
+  /** Set when the result holds content from a tool that is not `trusted`: reading it taints the thread. */
+  untrusted?: boolean;
+}
+
+/** Results in the loop's own words: the tool never ran, or the executor wrote what became of it. */
+const NOT_RUN: ReadonlySet<ErrorCode> = new Set([
+  "timeout",
+  "outcome_unknown",
+  "invalid_args",
+  "unknown_tool",
+  "permission_denied",
+  "rate_limited",
+  "cancelled",
+  "rejected_by_user",
+  "approval_expired",
+  "skipped",
+]);
+
+/** Whether a result with this error code (none: a success) holds what its tool returned, not the loop's own words. */
+export function carriesToolContent(errorCode: ErrorCode | undefined): boolean {
+  return errorCode === undefined || !NOT_RUN.has(errorCode);
 }
 
 /** Error codes the executor retries once before they become an observation. */

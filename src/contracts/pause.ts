@@ -8,6 +8,23 @@ export const MissingFieldSchema = z.object({
   enum: z.array(z.string()).optional(),
 });
 
+/** Why an egress call waits in a tainted thread, and what of its args came from tool results. */
+export const EgressNoteSchema = z.object({
+  sources: z.array(z.string()).describe("The untrusted tools whose content the thread read, first read first"),
+  copied: z
+    .array(
+      z.object({
+        field: z.string().describe("Where in the args, e.g. message or blocks[0].text"),
+        text: z.string().describe("The copied text as it stands in the args"),
+        from: z.string().describe("The tool whose result holds it"),
+      }),
+    )
+    .describe("The parts of the args that also stand in untrusted tool results (12 characters or more)"),
+});
+
+/** Why an egress call waits in a tainted thread, and what of its args came from tool results. */
+export type EgressNote = z.infer<typeof EgressNoteSchema>;
+
 /** Who must approve a four-eyes call and who already did. */
 export const PauseApprovalsSchema = z.object({
   required: z.number().int().min(1).describe("Distinct people who must approve these args before the call runs"),
@@ -28,6 +45,9 @@ export const WaitingCallSchema = z.object({
   missing: z.array(MissingFieldSchema).optional(),
   approvals: PauseApprovalsSchema.optional().describe(
     "Present when the tool's policy wants more than one approver or one other than the requester (four eyes)",
+  ),
+  egress: EgressNoteSchema.optional().describe(
+    "Present when the call sends data out after the thread read untrusted content: it waits for that reason",
   ),
 });
 

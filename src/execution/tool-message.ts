@@ -1,5 +1,11 @@
 import { ToolMessage } from "@langchain/core/messages";
-import type { CallDecision, ErrorCode, Observation, ObservationMeta } from "../contracts/observation.js";
+import {
+  carriesToolContent,
+  type CallDecision,
+  type ErrorCode,
+  type Observation,
+  type ObservationMeta,
+} from "../contracts/observation.js";
 import type { ProposedCall } from "../contracts/calls.js";
 import { boundObservation } from "./sanitize.js";
 
@@ -23,6 +29,8 @@ export function toolMessage(options: {
   dataMasked?: boolean;
   /** `JSON.stringify` of that masked `data`, when the caller has written it already. */
   dataJson?: string;
+  /** The tool is not `trusted`: a result that holds its content taints the thread (marked for clients). */
+  untrusted?: boolean;
 }): ToolMessage {
   const { source, fetchedAt, ...outcome } = options.observation;
   const enveloped = {
@@ -41,6 +49,9 @@ export function toolMessage(options: {
     // Kept for clients: who answered, and the args that ran when the answer approved or edited them.
     ...(options.decision ? { decision: options.decision } : {}),
     ...(options.decision && options.decision.action !== "reject" ? { args: options.args } : {}),
+    ...(options.untrusted && carriesToolContent(bounded.observation.ok ? undefined : bounded.observation.errorCode)
+      ? { untrusted: true }
+      : {}),
   };
   return new ToolMessage({
     // A deterministic id: if the node runs again after a crash, the reducer replaces instead of duplicating.

@@ -103,9 +103,12 @@ export function exposedTools(options: Pick<RunOptions, "stepTools">, step: numbe
   return allowed === undefined ? registry.names() : registry.names().filter((name) => name === allowed);
 }
 
-/** Whether any of the calls names a high-risk tool, so the step would wait for an approval. */
-export function asksApproval(calls: readonly ProposedCall[], registry: ToolRegistry): boolean {
-  return calls.some((call) => registry.get(call.name)?.risk === "high");
+/** Whether any of the calls names a high-risk tool (or, in a tainted thread, an egress tool), so the step would wait for an approval. */
+export function asksApproval(calls: readonly ProposedCall[], registry: ToolRegistry, tainted = false): boolean {
+  return calls.some((call) => {
+    const tool = registry.get(call.name);
+    return tool?.risk === "high" || (tainted && tool?.egress === true);
+  });
 }
 
 /** Error classes that are not the tools' fault, so they neither count as nor break a run of failed steps. */

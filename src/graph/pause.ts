@@ -17,6 +17,7 @@ import { durationWords } from "../contracts/duration.js";
 import type { Language } from "../contracts/language.js";
 import { SYSTEM_ACTOR, type Role, type RunUser } from "../contracts/user.js";
 import { describeIssues, missingAskFields } from "./validation.js";
+import { egressReason } from "./taint.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { decisionsFromHitl, hitlRequestOf, isHitlShaped } from "../contracts/hitl.js";
 import {
@@ -166,6 +167,7 @@ function waitingCallsOf(batch: Batch, source?: Pick<PauseSource, "registry" | "r
       risk: call.risk,
       ...(call.status === "needs_params" ? { missing: call.missing } : {}),
       ...(approvals ? { approvals } : {}),
+      ...(call.egress ? { egress: call.egress } : {}),
     };
   });
 }
@@ -177,6 +179,7 @@ function ruleOf(call: Pick<WaitingCallPlan, "tool" | "risk">, registry: ToolRegi
 
 function waitingReason(call: WaitingCallPlan, language: Language): string {
   const zh = language === "zh";
+  if (call.egress && call.status === "needs_approval") return egressReason(call.tool, call.egress, language);
   if (call.status === "needs_approval")
     return zh
       ? `${call.tool} 是高风险操作，需要您批准、修改或拒绝。`
@@ -184,6 +187,10 @@ function waitingReason(call: WaitingCallPlan, language: Language): string {
   const fields = call.missing.map((field) => field.name).join(zh ? "、" : ", ");
   if (call.risk === "low")
     return call.reason ?? (zh ? `${call.tool} 需要您提供：${fields}` : `${call.tool} needs: ${fields}`);
+  if (call.egress)
+    return zh
+      ? `${call.tool} 需要您提供：${fields}。${egressReason(call.tool, call.egress, language)}`
+      : `${call.tool} needs: ${fields}. ${egressReason(call.tool, call.egress, language)}`;
   const approval = zh
     ? "高风险操作：请确认最终参数后批准、修改或拒绝。"
     : "high-risk action: approve the final args, edit or reject it.";

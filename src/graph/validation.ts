@@ -8,6 +8,7 @@ import { argsHash } from "../contracts/canonical.js";
 import type { MissingField } from "../contracts/pause.js";
 import type { ProposedCall } from "../contracts/calls.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
+import type { EgressNote } from "../contracts/pause.js";
 
 /** What `validate_calls` decides for one call, given the step's context. */
 export interface PlanContext {
@@ -15,6 +16,11 @@ export interface PlanContext {
   user: RunUser;
   /** In serial step mode, the only tool this step may call. */
   allowedTool?: string;
+  /**
+   * The note of an egress call in a tainted thread, for its args; absent while the thread is
+   * untainted, when egress calls run as their risk says.
+   */
+  egressNote?: (args: Record<string, unknown>) => EgressNote;
 }
 
 /** Decides one proposed call's status (design §1 validate_calls); pure. */
@@ -54,12 +60,26 @@ export function planCall(call: ProposedCall, context: PlanContext): PlannedCall 
     );
     const checked = partial.safeParse(call.args);
     if (!checked.success) return fail("invalid_args", describeIssues(tool.name, checked.error));
-    return { ...base, status: "needs_params", missing };
+    return { ...base, ...egressOf(tool, call.args, context), status: "needs_params", missing };
   }
   const parsed = tool.schema.safeParse(call.args);
   if (!parsed.success) return fail("invalid_args", describeIssues(tool.name, parsed.error));
   const args = parsed.data as Record<string, unknown>;
-  return { ...base, args, argsHash: argsHash(args), status: tool.risk === "high" ? "needs_approval" : "ready" };
+  const checked = { ...base, args, argsHash: argsHash(args), ...egressOf(tool, args, context) };
+  return { ...checked, status: checked.risk === "high" ? "needs_approval" : "ready" };
+}
+
+/**
+ * An egress tool's call in a tainted thread waits for a person as a high-risk call does,
+ * whatever the tool's own risk, so every check of an approval applies to it.
+ */
+function egressOf(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  context: PlanContext,
+): Partial<Pick<PlannedCall, "risk" | "egress">> {
+  if (tool.egress !== true || !context.egressNote) return {};
+  return { risk: "high", egress: context.egressNote(args) };
 }
 
 /**

@@ -82,12 +82,13 @@ function toMcpTool(tool: ToolDefinition): Tool {
 
 /** The policy as MCP hints: the inverse of how opspilot reads them (src/tools/mcp/tool-definition.ts). */
 function annotationsOf(tool: ToolDefinition): ToolAnnotations {
-  if (tool.readOnly) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+  const openWorldHint = tool.egress === true;
+  if (tool.readOnly) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint };
   return {
     readOnlyHint: false,
     destructiveHint: tool.risk === "high",
     idempotentHint: tool.idempotent === true,
-    openWorldHint: false,
+    openWorldHint,
   };
 }
 

@@ -139,6 +139,7 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
           attempts: outcome.attempts,
           maxChars: options.observationMaxChars,
           ...(call.decision ? { decision: call.decision, args: call.args } : {}),
+          untrusted: deps.registry.get(call.tool)?.trusted !== true,
         }),
       );
       return { ...callBase(call), status: "done" };

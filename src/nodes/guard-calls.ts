@@ -6,6 +6,7 @@ import { lastAssistant } from "../graph/pairing.js";
 import { proposedCalls } from "../contracts/calls.js";
 import { limitStop } from "../graph/stop-message.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { taintOf } from "../graph/taint.js";
 
 /** `guard_calls`, a stage of `call_model`'s step: deterministic stop rules over the run's counters and the calls just proposed. */
 export function makeGuardCalls(deps: { registry: ToolRegistry }) {
@@ -19,7 +20,8 @@ export function makeGuardCalls(deps: { registry: ToolRegistry }) {
       recentSteps: [...run.recentSteps, stepFingerprint(calls)].slice(-RECENT_STEPS_KEPT),
       lastActiveAt: now,
     };
-    const hit = checkLimits({ run: updated, options, now, asksApproval: asksApproval(calls, deps.registry) });
+    const tainted = taintOf(state.messages, deps.registry) !== null;
+    const hit = checkLimits({ run: updated, options, now, asksApproval: asksApproval(calls, deps.registry, tainted) });
     if (hit) return { run: updated, stop: limitStop(hit, run.language) };
     // No limit hit: `stop` is written only to clear one, so a step does not rewrite an unchanged channel.
     return state.stop === null ? { run: updated } : { run: updated, stop: null };

@@ -7,16 +7,21 @@ import { proposedCalls } from "../contracts/calls.js";
 import { limitWrites, planCall } from "../graph/validation.js";
 import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { egressNote, taintOf } from "../graph/taint.js";
 
 /** `validate_calls`, a stage of `call_model`'s step after the guard: decides every proposed call's status; pure, no side effects. */
 export function makeValidateCalls(deps: { registry: ToolRegistry }) {
   return function validateCalls(state: AgentStateType, config: RunnableConfig): AgentStateUpdate {
     const options = readRunOptions(config);
     const run = state.run!;
+    const taint = taintOf(state.messages, deps.registry);
     const context = {
       registry: deps.registry,
       user: userOf(options),
       allowedTool: allowedToolForStep(options, run.steps),
+      ...(taint
+        ? { egressNote: (args: Record<string, unknown>) => egressNote(args, taint, state.messages, deps.registry) }
+        : {}),
     };
     const planned = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
     const calls = limitWrites(planned, options.writesPerStep);

@@ -315,7 +315,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async getThread(threadId, user): Promise<ThreadView> {
       const snapshot = await readableSnapshot(threadId, user);
       const running = (await storage.leaseHolder(threadId)) !== undefined;
-      const view = threadView({ threadId, snapshot, running, viewArgs });
+      const view = threadView({ threadId, snapshot, running, viewArgs, registry: deps.registry });
       const queued = queuedViews(await queue.waiting(threadId, messageIds(snapshot.values as AgentStateType)));
       return queued.length > 0 ? { ...view, queued } : view;
     },

@@ -33,6 +33,7 @@ export function toMessageView(message: BaseMessage, viewArgs: ArgsView): Message
       durationMs: meta.durationMs ?? 0,
       content: messageText(message),
       ...decisionView(message.name ?? "", meta, viewArgs),
+      ...(meta.untrusted ? { untrusted: true as const } : {}),
     };
   }
   return undefined;
@@ -107,6 +108,7 @@ export function eventsForMessage(message: BaseMessage, viewArgs: ArgsView): RunE
         durationMs: view.durationMs,
         ...(view.args ? { args: view.args } : {}),
         ...(view.decision ? { decision: view.decision } : {}),
+        ...(view.untrusted ? { untrusted: true as const } : {}),
       },
     ];
   }

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../contracts/observation.js";
+import type { Taint } from "../graph/taint.js";
 import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
 import type { CallDecisionView, RunEvent, StreamEvent } from "../contracts/events.js";
 import type { RunOptionsRequest } from "../graph/limits.js";
@@ -34,6 +35,8 @@ export type MessageView =
       args?: Record<string, unknown>;
       /** Who answered the call's pause, how, and what changed. */
       decision?: CallDecisionView;
+      /** The result holds content from a tool that is not trusted: the thread is tainted by it. */
+      untrusted?: true;
     };
 
 /** A thread as `GET /api/threads/:id` returns it. */
@@ -48,6 +51,8 @@ export interface ThreadView {
   interrupt?: InterruptValue;
   /** True when a run stopped mid-step (its process died); `recoverRun` finishes it. */
   unfinished?: boolean;
+  /** The untrusted tools the thread read, first read first, once it read any: its egress calls wait for a person. */
+  taint?: Taint;
   /** Messages sent with `enqueue` or `interrupt` that wait for their turn (or were refused); absent when none. */
   queued?: QueuedMessageView[];
 }

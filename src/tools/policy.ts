@@ -9,7 +9,7 @@ import type { AskField, PolicySource, ToolDefinition } from "./types.js";
 export const BUILT_IN_POLICY = "built-in";
 
 /** The fields whose origin is shown with a tool's policy. */
-const SOURCED_FIELDS = ["readOnly", "risk", "idempotent"] as const;
+const SOURCED_FIELDS = ["readOnly", "risk", "idempotent", "egress"] as const;
 
 /**
  * Applies the config file's `tools` overrides to a list of tools. Every entry whose key
@@ -17,7 +17,7 @@ const SOURCED_FIELDS = ["readOnly", "risk", "idempotent"] as const;
  * wins: an exact name beats any glob, and among globs the one with more literal characters
  * (not `*` or `?`) wins, a tie going to the entry written later in the file. `enabled: false`
  * removes the tool; every other field replaces the tool's own setting, and the entry that set
- * `readOnly`, `risk` or `idempotent` becomes that field's `policySource`. `askUser` fields the
+ * `readOnly`, `risk`, `idempotent` or `egress` becomes that field's `policySource`. `askUser` fields the
  * tool's arguments do not have are ignored, so a policy can never ask for a field the tool drops.
  */
 export function applyToolPolicy(
@@ -50,7 +50,14 @@ export function withApprovalDefault(
 
 /** Where each of a tool's `readOnly`, `risk` and `idempotent` came from; a tool that says nothing: its own definition. */
 export function policySourceOf(tool: Pick<ToolDefinition, "policySource">): PolicySource {
-  return tool.policySource ?? { readOnly: BUILT_IN_POLICY, risk: BUILT_IN_POLICY, idempotent: BUILT_IN_POLICY };
+  return (
+    tool.policySource ?? {
+      readOnly: BUILT_IN_POLICY,
+      risk: BUILT_IN_POLICY,
+      idempotent: BUILT_IN_POLICY,
+      egress: BUILT_IN_POLICY,
+    }
+  );
 }
 
 /** Whether a policy key (exact name or glob with `*` and `?`) matches a tool name. */
@@ -159,6 +166,8 @@ function withPolicy(tool: ToolDefinition, policy: ToolPolicy, setBy: EffectivePo
     ...(askUser !== undefined ? { askUser } : {}),
     ...(policy.timeoutMs !== undefined ? { timeoutMs: policy.timeoutMs } : {}),
     ...(policy.idempotent !== undefined ? { idempotent: policy.idempotent } : {}),
+    ...(policy.egress !== undefined ? { egress: policy.egress } : {}),
+    ...(policy.trusted !== undefined ? { trusted: policy.trusted } : {}),
     ...(policy.rateLimit !== undefined ? { rateLimit: policy.rateLimit } : {}),
     ...(policy.fallback !== undefined ? { fallback: policy.fallback } : {}),
     ...approvalExpiry(policy.approvals?.expiresAfter),

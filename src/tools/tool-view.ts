@@ -23,8 +23,12 @@ export interface ToolView {
   timeoutMs: number;
   /** A write retried once after a timeout. */
   idempotent: boolean;
+  /** Sends data outside: after the thread read untrusted content, each call waits for a person. */
+  egress: boolean;
+  /** Its results do not taint the thread. */
+  trusted: boolean;
   /**
-   * Where `readOnly`, `risk` and `idempotent` each came from: `built-in`, `annotations` (a
+   * Where `readOnly`, `risk`, `idempotent` and `egress` each came from: `built-in`, `annotations` (a
    * trusted MCP server's), `untrusted server default`, or `config tools["<key>"]`.
    */
   policySource: PolicySource;
@@ -59,6 +63,8 @@ export function toolViews(registry: ToolRegistry, role?: Role): ToolView[] {
         ),
         timeoutMs: tool.timeoutMs,
         idempotent: tool.idempotent === true,
+        egress: tool.egress === true,
+        trusted: tool.trusted === true,
         policySource: { ...policySourceOf(tool) },
         rateLimit: tool.rateLimit ? { ...tool.rateLimit } : null,
         fallback: [...(tool.fallback ?? [])],

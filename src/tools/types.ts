@@ -59,11 +59,11 @@ export interface ToolRateLimit {
 }
 
 /**
- * Where each of a tool's `readOnly`, `risk` and `idempotent` came from, in the words
+ * Where each of a tool's `readOnly`, `risk`, `idempotent` and `egress` came from, in the words
  * `GET /api/tools` and `npm run ask -- --tools` show: `built-in`, `annotations` (a trusted
  * MCP server's), `untrusted server default`, or the config entry that set it (`config tools["k8s__*"]`).
  */
-export type PolicySource = Record<"readOnly" | "risk" | "idempotent", string>;
+export type PolicySource = Record<"readOnly" | "risk" | "idempotent" | "egress", string>;
 
 /** One tool, declared once: everything the loop needs to decide, run and show it (design §3). */
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
@@ -82,6 +82,17 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   readOnly: boolean;
   /** High-risk tools wait for the user's approval before they run. */
   risk: "low" | "high";
+  /**
+   * Sends data outside (chat, e-mail, tickets, webhooks, HTTP fetches with arguments): in a
+   * thread that has read content from an untrusted source, every call waits for a person
+   * (`confirm_risky`), whatever its risk. Absent: false.
+   */
+  egress?: boolean;
+  /**
+   * Its results cannot carry instructions (a source the team controls): reading them does not
+   * taint the thread. Absent: false, so every result, runbook and MCP answer is untrusted.
+   */
+  trusted?: boolean;
   /** Fields asked from the user when the model leaves them out. */
   askUser?: Partial<Record<keyof z.infer<Schema> & string, AskField>>;
   /** Per-attempt time limit. */
@@ -110,7 +121,7 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   fallback?: readonly string[];
   /** Where the tool comes from; MCP tools name their server, built-in tools leave it out. */
   source?: { server?: string };
-  /** Where its `readOnly`, `risk` and `idempotent` came from; omitted: all three `built-in`. */
+  /** Where its `readOnly`, `risk`, `idempotent` and `egress` came from; omitted: all `built-in`. */
   policySource?: PolicySource;
   /**
    * The key facts of a successful result for working memory (design §2.10): a few short

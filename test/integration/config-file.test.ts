@@ -24,7 +24,7 @@ const POLICY = {
 };
 
 /** What `policySource` says of a tool whose readOnly, risk and idempotent no config entry set. */
-const BUILT_IN = { readOnly: "built-in", risk: "built-in", idempotent: "built-in" };
+const BUILT_IN = { readOnly: "built-in", risk: "built-in", idempotent: "built-in", egress: "built-in" };
 
 const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
 
@@ -98,13 +98,13 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
     expect(result.code).toBe(0);
     expect(lines(result.stdout)).toEqual([
       `Config file: ${path} (OPSPILOT_CONFIG) · MCP servers: none`,
-      "TOOL             KIND                RISK  ROLES           ASKS FOR     TIMEOUT  RATE LIMIT              FALLBACK     SOURCE    POLICY FROM                                             STATUS",
-      "search_resource  read                low   any             -            5 s      30/min, 5/min per user  -            built-in  built-in                                                available",
-      "search_logs      read                low   operator,admin  environment  4 s      30/min, 5/min per user  search_docs  built-in  built-in                                                available",
-      "search_docs      read                low   any             -            5 s      30/min, 5/min per user  -            built-in  built-in                                                available",
-      'restart_service  write (idempotent)  high  operator,admin  environment  10 s     -                       -            built-in  config tools["restart_service"] (idempotent), built-in  available',
-      "rollback_deploy  write               high  admin           environment  10 s     -                       -            built-in  built-in                                                available",
-      "read_result      read                low   any             -            5 s      -                       -            built-in  built-in                                                available",
+      "TOOL             KIND                RISK  EGRESS  TRUSTED  ROLES           ASKS FOR     TIMEOUT  RATE LIMIT              FALLBACK     SOURCE    POLICY FROM                                             STATUS",
+      "search_resource  read                low   no      no       any             -            5 s      30/min, 5/min per user  -            built-in  built-in                                                available",
+      "search_logs      read                low   no      no       operator,admin  environment  4 s      30/min, 5/min per user  search_docs  built-in  built-in                                                available",
+      "search_docs      read                low   no      no       any             -            5 s      30/min, 5/min per user  -            built-in  built-in                                                available",
+      'restart_service  write (idempotent)  high  no      no       operator,admin  environment  10 s     -                       -            built-in  config tools["restart_service"] (idempotent), built-in  available',
+      "rollback_deploy  write               high  no      no       admin           environment  10 s     -                       -            built-in  built-in                                                available",
+      "read_result      read                low   no      no       any             -            5 s      -                       -            built-in  built-in                                                available",
     ]);
   });
 
@@ -126,6 +126,8 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
         askUser: [],
         timeoutMs: 5_000,
         idempotent: false,
+        egress: false,
+        trusted: false,
         policySource: BUILT_IN,
       };
       const limit = { perMinute: 30, perUserPerMinute: 5 };
@@ -184,6 +186,8 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
         ],
         timeoutMs: 4_000,
         idempotent: false,
+        egress: false,
+        trusted: false,
         policySource: BUILT_IN,
         rateLimit: limit,
         fallback: ["search_docs"],

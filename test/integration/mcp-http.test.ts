@@ -43,7 +43,13 @@ async function fixture(): Promise<HttpFixture> {
 
 function appOver(source: McpToolSource, script: Parameters<typeof createMcpApp>[0]["script"]) {
   databases += 1;
-  const app = createMcpApp({ sources: [source], script, dbPath: join(directory, `app-${databases}.sqlite`) });
+  // Its tools only answer lookups here: marked as not sending data out, so a tainted thread calls them without a pause.
+  const app = createMcpApp({
+    sources: [source],
+    script,
+    dbPath: join(directory, `app-${databases}.sqlite`),
+    config: { tools: { "api__*": { egress: false } } },
+  });
   cleanups.push(() => app.close());
   return app;
 }

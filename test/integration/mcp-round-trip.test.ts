@@ -26,7 +26,13 @@ beforeAll(async () => {
   const config = {
     demo: false,
     mcpServers: {
-      ops: { command: process.execPath, args: MCP_SERVER, env: { OPSPILOT_DB: join(directory, "ops.sqlite") } },
+      // opspilot's own server: its hints (read-only, risk, openWorldHint: false) are trusted as the built-in policy is.
+      ops: {
+        command: process.execPath,
+        args: MCP_SERVER,
+        env: { OPSPILOT_DB: join(directory, "ops.sqlite") },
+        trustAnnotations: true,
+      },
     },
   };
   writeFileSync(configPath, JSON.stringify(config));

@@ -76,8 +76,12 @@ describe("a SQLite file written by opspilot e77a9b3", () => {
           [finished.threadId, "idle", false],
         ].sort(),
       );
-      for (const view of [confirmRisky, paramsRequired, finished])
-        expect(await app.runtime.getThread(view.threadId, user)).toEqual(view);
+      for (const view of [confirmRisky, paramsRequired, finished]) {
+        const { taint, ...asBefore } = await app.runtime.getThread(view.threadId, user);
+        expect(asBefore).toEqual(view);
+        // A thread that read tool results before taint existed is tainted by them, as one written today.
+        expect(taint !== undefined).toBe(view.messages.some((message) => message.role === "tool"));
+      }
 
       const restart = { action: "restart", service: "payment-service", environment: "prod" } as const;
       expect(await app.ops.countActions(restart)).toBe(0);
@@ -122,7 +126,10 @@ describe("a SQLite file written by opspilot e77a9b3", () => {
       );
       expect(searched.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
 
-      expect(await app.runtime.getThread(finished.threadId, user)).toEqual(finished);
+      expect(await app.runtime.getThread(finished.threadId, user)).toEqual({
+        ...finished,
+        taint: { sources: ["search_resource", "search_docs", "search_logs"] },
+      });
       expect((await app.runtime.getThread(confirmRisky.threadId, user)).status).toBe("idle");
     } finally {
       await app.close();

@@ -15,6 +15,8 @@ export interface AnnotationPolicy {
   readOnly: boolean;
   risk: "low" | "high";
   idempotent: boolean;
+  /** Whether it reaches outside (MCP's `openWorldHint`, true unless a trusted server says false). */
+  egress: boolean;
 }
 
 /** The policy source of a trusted server's tools: their annotations decided. */
@@ -27,15 +29,19 @@ export const UNTRUSTED_DEFAULT = "untrusted server default";
  * a high-risk write that is never retried, since MCP calls annotations hints a client must
  * not trust from a server it does not trust. Only for a `trusted` server (`trustAnnotations`)
  * does `destructiveHint: false` make a write low risk and `idempotentHint` let it be retried
- * once. No annotations at all is the most careful reading: a high-risk write.
+ * once. No annotations at all is the most careful reading: a high-risk write. Every tool is
+ * egress (MCP's `openWorldHint` defaults to true) unless a trusted server says
+ * `openWorldHint: false`: an untrusted server's false does not lower it.
  */
 export function policyOf(annotations: ToolAnnotations | undefined, trusted: boolean): AnnotationPolicy {
-  if (annotations?.readOnlyHint === true) return { readOnly: true, risk: "low", idempotent: false };
-  if (!trusted) return { readOnly: false, risk: "high", idempotent: false };
+  const egress = !trusted || annotations?.openWorldHint !== false;
+  if (annotations?.readOnlyHint === true) return { readOnly: true, risk: "low", idempotent: false, egress };
+  if (!trusted) return { readOnly: false, risk: "high", idempotent: false, egress };
   return {
     readOnly: false,
     risk: annotations?.destructiveHint === false ? "low" : "high",
     idempotent: annotations?.idempotentHint === true,
+    egress,
   };
 }
 
@@ -78,7 +84,7 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
     schema: converted.schema,
     parameters: converted.parameters,
     ...policyOf(tool.annotations, options.trustAnnotations),
-    policySource: { readOnly: origin, risk: origin, idempotent: origin },
+    policySource: { readOnly: origin, risk: origin, idempotent: origin, egress: origin },
     ...(Object.keys(askUser).length > 0 ? { askUser } : {}),
     ...(roles ? { roles } : {}),
     timeoutMs: options.timeoutMs,

@@ -20,8 +20,9 @@ const thrown = (run: () => unknown) => {
 };
 
 describe("MCP annotations as policy", () => {
-  const read = { readOnly: true, risk: "low", idempotent: false } as const;
-  const careful = { readOnly: false, risk: "high", idempotent: false } as const;
+  // Every MCP tool reaches outside (openWorldHint defaults to true) unless a trusted server says otherwise.
+  const read = { readOnly: true, risk: "low", idempotent: false, egress: true } as const;
+  const careful = { readOnly: false, risk: "high", idempotent: false, egress: true } as const;
   it.each([
     ["readOnlyHint: true", { readOnlyHint: true }, read, read],
     ["a write, destructive by default", { readOnlyHint: false }, careful, careful],
@@ -30,21 +31,24 @@ describe("MCP annotations as policy", () => {
       "destructiveHint: false",
       { destructiveHint: false },
       careful,
-      { readOnly: false, risk: "low", idempotent: false },
+      { readOnly: false, risk: "low", idempotent: false, egress: true },
     ],
     [
       "idempotentHint: true",
       { destructiveHint: true, idempotentHint: true },
       careful,
-      { readOnly: false, risk: "high", idempotent: true },
+      { readOnly: false, risk: "high", idempotent: true, egress: true },
     ],
     [
       "destructiveHint: false and idempotentHint: true",
       { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
       careful,
-      { readOnly: false, risk: "low", idempotent: true },
+      { readOnly: false, risk: "low", idempotent: true, egress: true },
     ],
     ["no annotations", undefined, careful, careful],
+    // openWorldHint: false keeps a trusted server's tool inside; an untrusted server's false does not lower egress.
+    ["openWorldHint: false", { readOnlyHint: true, openWorldHint: false }, read, { ...read, egress: false }],
+    ["openWorldHint: true", { readOnlyHint: true, openWorldHint: true }, read, read],
   ] as const)(
     "reads %s from an untrusted server, then from a trusted one",
     (_case, annotations, untrusted, trusted) => {

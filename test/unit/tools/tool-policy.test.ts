@@ -82,11 +82,12 @@ describe("tool policies from the config file", () => {
     ]);
   });
 
-  it("names, for each of readOnly, risk and idempotent, the config key that won it or else where the tool got it", () => {
+  it("names, for each of readOnly, risk, idempotent and egress, the config key that won it or else where the tool got it", () => {
     const untrusted = {
       readOnly: "untrusted server default",
       risk: "untrusted server default",
       idempotent: "untrusted server default",
+      egress: "untrusted server default",
     };
     const tools = [
       { ...serverTool("k8s__scale", "k8s"), readOnly: false, risk: "high" as const, policySource: untrusted },
@@ -97,7 +98,7 @@ describe("tool policies from the config file", () => {
     const effective = applyToolPolicy(tools, {
       "k8s__*": { risk: "low", timeoutMs: 5_000 },
       "k8s__delete*": { risk: "high" },
-      k8s__scale: { idempotent: true },
+      k8s__scale: { idempotent: true, egress: false },
       "search_*": { timeoutMs: 2_000 },
       search_logs: { readOnly: true },
     });
@@ -108,6 +109,7 @@ describe("tool policies from the config file", () => {
           readOnly: "untrusted server default",
           risk: 'config tools["k8s__*"]',
           idempotent: 'config tools["k8s__scale"]',
+          egress: 'config tools["k8s__scale"]',
         },
       ],
       [
@@ -116,11 +118,16 @@ describe("tool policies from the config file", () => {
           readOnly: "untrusted server default",
           risk: 'config tools["k8s__delete*"]',
           idempotent: "untrusted server default",
+          egress: "untrusted server default",
         },
       ],
-      ["search_logs", { readOnly: 'config tools["search_logs"]', risk: "built-in", idempotent: "built-in" }],
-      ["search_docs", { readOnly: "built-in", risk: "built-in", idempotent: "built-in" }],
+      [
+        "search_logs",
+        { readOnly: 'config tools["search_logs"]', risk: "built-in", idempotent: "built-in", egress: "built-in" },
+      ],
+      ["search_docs", { readOnly: "built-in", risk: "built-in", idempotent: "built-in", egress: "built-in" }],
     ]);
+    expect(effective.find((tool) => tool.name === "k8s__scale")?.egress).toBe(false);
   });
 
   it("asks the user only for fields the tool's arguments have", () => {

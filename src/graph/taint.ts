@@ -1,0 +1,136 @@
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { carriesToolContent, type ObservationMeta } from "../contracts/observation.js";
+import type { EgressNote } from "../contracts/pause.js";
+import type { Language } from "../contracts/language.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { textOf } from "../models/message-text.js";
+
+/**
+ * What makes a thread tainted: the untrusted tools whose content it took in, first read
+ * first. Derived from the thread's messages (so it survives pauses, resumes and crashes with
+ * them) and kept for as long as the thread is: what the model read stays in its context.
+ */
+export interface Taint {
+  /** Names of the untrusted tools the thread read, in the order it first read them. */
+  sources: string[];
+}
+
+/** Shortest run of characters counted as copied: shorter ones match by chance (ids, words). */
+const MIN_COPIED = 12;
+/** Occurrences of a run's first characters followed per result, so one common phrase cannot make the scan slow. */
+const MAX_OCCURRENCES = 32;
+
+/** Tool results of the thread that carry content from their tool, with the tool's name. */
+function readResults(messages: readonly BaseMessage[]): ToolMessage[] {
+  return messages.filter(
+    (message): message is ToolMessage =>
+      ToolMessage.isInstance(message) &&
+      carriesToolContent(((message.artifact ?? {}) as Partial<ObservationMeta>).errorCode),
+  );
+}
+
+/** The thread's taint: every tool that ran and is not `trusted` taints it; null while it holds only the user's words and trusted results. */
+export function taintOf(messages: readonly BaseMessage[], registry: ToolRegistry): Taint | null {
+  const sources: string[] = [];
+  for (const message of readResults(messages)) {
+    const tool = message.name ?? "";
+    if (registry.get(tool)?.trusted === true || sources.includes(tool)) continue;
+    sources.push(tool);
+  }
+  return sources.length > 0 ? { sources } : null;
+}
+
+/** What an untrusted result says, as text a model would copy from: its string values, one per line. */
+function resultText(message: ToolMessage): string {
+  const raw = textOf(message.content);
+  try {
+    const strings: string[] = [];
+    const walk = (value: unknown): void => {
+      if (typeof value === "string") strings.push(value);
+      else if (typeof value === "number" || typeof value === "boolean") strings.push(String(value));
+      else if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === "object") Object.values(value).forEach(walk);
+    };
+    walk(JSON.parse(raw));
+    return strings.join("\n");
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The note an egress call carries in a tainted thread: the sources, and each run of at least
+ * `MIN_COPIED` characters of its string args that also stands in an untrusted result (a
+ * greedy longest match from each position), unless the user's own messages hold it.
+ */
+export function egressNote(
+  args: Record<string, unknown>,
+  taint: Taint,
+  messages: readonly BaseMessage[],
+  registry: ToolRegistry,
+): EgressNote {
+  const results = readResults(messages)
+    .filter((message) => registry.get(message.name ?? "")?.trusted !== true)
+    .map((message) => ({ from: message.name ?? "", text: resultText(message) }));
+  const userText = messages
+    .filter((message) => HumanMessage.isInstance(message))
+    .map((message) => textOf(message.content))
+    .join("\n");
+  const copied: EgressNote["copied"] = [];
+  for (const [field, value] of stringLeaves(args, ""))
+    for (const part of copiedRuns(value, results)) if (!userText.includes(part.text)) copied.push({ field, ...part });
+  return { sources: taint.sources, copied };
+}
+
+/** The string values of `value` with their paths. */
+function stringLeaves(value: unknown, path: string): Array<[string, string]> {
+  if (typeof value === "string") return [[path, value]];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringLeaves(item, `${path}[${index}]`));
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([key, item]) => stringLeaves(item, path ? `${path}.${key}` : key));
+  return [];
+}
+
+/** The runs of `text` found in `results`, left to right, each as long as it goes on matching. */
+function copiedRuns(text: string, results: ReadonlyArray<{ from: string; text: string }>) {
+  const runs: Array<{ text: string; from: string }> = [];
+  let at = 0;
+  while (at + MIN_COPIED <= text.length) {
+    const seed = text.slice(at, at + MIN_COPIED);
+    let best = { length: 0, from: "" };
+    for (const result of results) {
+      let found = result.text.indexOf(seed);
+      for (let seen = 0; found >= 0 && seen < MAX_OCCURRENCES; seen++) {
+        let length = MIN_COPIED;
+        while (at + length < text.length && result.text[found + length] === text[at + length]) length++;
+        if (length > best.length) best = { length, from: result.from };
+        found = result.text.indexOf(seed, found + 1);
+      }
+    }
+    if (best.length === 0) {
+      at++;
+      continue;
+    }
+    // The spaces around a copied run are not what was copied.
+    const copied = text.slice(at, at + best.length).trim();
+    if (copied.length >= MIN_COPIED) runs.push({ text: copied, from: best.from });
+    at += best.length;
+  }
+  return runs;
+}
+
+/** The words of an egress pause's reason, in the run's language. */
+export function egressReason(tool: string, note: Pick<EgressNote, "sources">, language: Language): string {
+  const shown = note.sources.slice(0, 3);
+  const more = note.sources.length - shown.length;
+  if (language === "zh") {
+    const list = shown.join("、") + (more > 0 ? ` 等 ${note.sources.length} 个来源` : "");
+    return `${tool} 会把数据发送到外部，而本线程读过来自 ${list} 的内容，其中可能夹带指令；请批准、修改或拒绝。`;
+  }
+  const list =
+    shown.length === 1
+      ? shown[0]!
+      : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}${more > 0 ? ` (and ${more} more)` : ""}`;
+  const source = shown.length === 1 ? "a source that may carry instructions" : "sources that may carry instructions";
+  return `${tool} sends data out after the thread read content from ${list}, ${source}; approve, edit or reject it.`;
+}
