@@ -2,6 +2,7 @@
 // A risky call is drawn as risky even when it also asks for fields: its Approve button names
 // the exact action, with the values filled in, because that click is the approval.
 import { formatArgs, formatValue, h } from "./dom.js";
+import { egressNote, exactArgs } from "./egress.js";
 import { t } from "./i18n.js";
 import { changeText } from "./transcript.js";
 
@@ -73,11 +74,12 @@ function callFieldset(call, decisions, fieldsByCall, onDecide, single) {
       "legend",
       {},
       h("strong", { text: call.tool }),
-      risky
-        ? h("span", { class: "risk-badge", text: t("highRisk") })
-        : h("code", { text: ` ${formatArgs(call.args)}` }),
+      risky ? h("span", { class: "risk-badge", text: t("highRisk") }) : null,
+      risky || call.egress ? null : h("code", { text: ` ${formatArgs(call.args)}` }),
     ),
-    risky ? h("pre", { class: "exact-args", text: JSON.stringify(call.args, null, 2) }) : null,
+    // An egress call says why it waits, and its args mark what they copied from untrusted tool results.
+    call.egress ? egressNote(call.egress) : null,
+    risky || call.egress ? exactArgs(call) : null,
     call.approvals ? approvalsLine(call.approvals) : null,
     fields.map((field) => field.element),
     controls,

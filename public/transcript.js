@@ -1,6 +1,7 @@
 // The chat column: messages, and for each run its steps — one per model turn, numbered as the
 // server counts them — with the turn's text and its tool-call cards.
 import { formatArgs, formatDuration, formatValue, h, readableSummary } from "./dom.js";
+import { untrustedBadge } from "./egress.js";
 import { errorCodeText, stopReasonText, t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -156,6 +157,9 @@ export class Transcript {
     const outcome = result.ok ? t("ok") : errorCodeText(result.errorCode ?? "internal");
     card.querySelector(".call-state").textContent = `${outcome} · ${formatDuration(result.durationMs)}`;
     if (result.args) card.querySelector(".args").textContent = formatArgs(result.args);
+    // Content from a tool that is not trusted: the thread's egress calls wait for a person from here on.
+    if (result.untrusted && !card.querySelector(".untrusted-badge"))
+      card.querySelector("header").insertBefore(untrustedBadge(), card.querySelector(".call-state"));
     const decision = result.decision;
     const decisionLine = card.querySelector(".decision");
     const summary = card.querySelector(".summary");

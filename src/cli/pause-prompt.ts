@@ -1,6 +1,6 @@
 import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../contracts/pause.js";
 import { readArgsJson, readParamValue } from "./decisions.js";
-import { compactJson } from "./format.js";
+import { argsText } from "./pause.js";
 import type { Prompter } from "./prompter.js";
 import type { Style } from "./style.js";
 
@@ -77,7 +77,9 @@ async function askConfirm(
 ): Promise<Decision | undefined> {
   const { style } = io;
   const args = { ...call.args, ...params };
-  io.write(`${io.tagOf(call.callId)} ${style.red("high risk")}: ${style.cyan(call.tool)} ${compactJson(args, 2_000)}`);
+  // An egress call's args mark what they copied from untrusted tool results, as its pause did.
+  const shown = argsText(args, call.egress, style, 2_000).text;
+  io.write(`${io.tagOf(call.callId)} ${style.red("high risk")}: ${style.cyan(call.tool)} ${shown}`);
   for (;;) {
     const answer = await io.prompter.ask(`Run it? [a]pprove / [e]dit / [r]eject › `);
     if (answer === undefined) return undefined;

@@ -33,9 +33,11 @@ export function describePause(pause: InterruptValue, view: PauseView): string[] 
 function describeCall(call: WaitingCall, view: PauseView): string[] {
   const { style } = view;
   const risk = call.risk === "high" ? style.red("high risk") : "low risk";
+  const args = argsText(call.args, call.egress, style, 400);
   const lines = [
-    `  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${compactJson(call.args, 400)}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`,
+    `  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${args.text}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`,
   ];
+  if (call.egress) lines.push(...egressLines(call.egress, args.unplaced, style));
   if (call.approvals) {
     const given = call.approvals.given.map((approval) => `${approval.userId} (${approval.role}, ${approval.at})`);
     lines.push(`      ${style.bold(approvalsLine(call.approvals))}`);
@@ -46,6 +48,105 @@ function describeCall(call: WaitingCall, view: PauseView): string[] {
     if (field.enum) lines.push(`      allowed values: ${field.enum.map((value) => style.bold(value)).join(" | ")}`);
   }
   return lines;
+}
+
+/** Where an egress call's args came from, as a waiting call carries it. */
+type EgressNote = NonNullable<WaitingCall["egress"]>;
+type CopiedPart = EgressNote["copied"][number];
+
+/** Longest copied part quoted on a line of its own. */
+const QUOTE_MAX = 200;
+
+/**
+ * Compact JSON of a call's args, cut to `max` characters; for an egress call, each part it
+ * copied from an untrusted tool result is `style.mark`ed inside its field's value. Parts not
+ * found there (or all of them, when the args are cut) come back as `unplaced`.
+ */
+export function argsText(
+  args: Record<string, unknown>,
+  egress: EgressNote | undefined,
+  style: Style,
+  max: number,
+): { text: string; unplaced: CopiedPart[] } {
+  const copied = egress?.copied ?? [];
+  const plain = JSON.stringify(args) ?? "{}";
+  if (copied.length === 0 || plain.length > max) return { text: compactJson(args, max), unplaced: copied };
+  const byField = new Map<string, CopiedPart[]>();
+  for (const part of copied) byField.set(part.field, [...(byField.get(part.field) ?? []), part]);
+  const placed = new Set<CopiedPart>();
+  const text = markedJson(args, "", byField, placed, style);
+  return { text, unplaced: copied.filter((part) => !placed.has(part)) };
+}
+
+/** What an egress call adds under its line: why it waits, which source each marked part came from, and the parts not marked. */
+function egressLines(egress: EgressNote, unplaced: readonly CopiedPart[], style: Style): string[] {
+  const lines = [`      ${style.yellow("sends data out")}; the thread read content from: ${egress.sources.join(", ")}`];
+  const marked = egress.copied.filter((part) => !unplaced.includes(part));
+  const bySource = new Map<string, string[]>();
+  for (const part of marked) {
+    const fields = bySource.get(part.from) ?? [];
+    if (!fields.includes(part.field)) bySource.set(part.from, [...fields, part.field]);
+  }
+  for (const [from, fields] of bySource)
+    lines.push(`      ${style.mark("…")} copied from ${style.bold(from)} (${fields.join(", ")})`);
+  for (const part of unplaced) {
+    const quote = part.text.length > QUOTE_MAX ? `${part.text.slice(0, QUOTE_MAX - 1)}…` : part.text;
+    lines.push(`      ${part.field} copied from ${style.bold(part.from)}: ${style.mark(quote)}`);
+  }
+  return lines;
+}
+
+/** `JSON.stringify(value)` with the copied parts of each string field marked (field paths as `message`, `blocks[0].text`). */
+function markedJson(
+  value: unknown,
+  path: string,
+  byField: ReadonlyMap<string, CopiedPart[]>,
+  placed: Set<CopiedPart>,
+  style: Style,
+): string {
+  if (typeof value === "string") return markedString(value, byField.get(path) ?? [], placed, style);
+  if (Array.isArray(value))
+    return `[${value
+      .map((item, index) =>
+        item === undefined || typeof item === "function"
+          ? "null"
+          : markedJson(item, `${path}[${index}]`, byField, placed, style),
+      )
+      .join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== "function");
+    return `{${entries
+      .map(
+        ([key, item]) =>
+          `${JSON.stringify(key)}:${markedJson(item, path ? `${path}.${key}` : key, byField, placed, style)}`,
+      )
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** A JSON string with each part marked at its first place no other part took. */
+function markedString(value: string, parts: readonly CopiedPart[], placed: Set<CopiedPart>, style: Style): string {
+  const ranges: Array<{ start: number; end: number }> = [];
+  for (const part of parts) {
+    if (part.text.length === 0) continue;
+    for (let at = value.indexOf(part.text); at >= 0; at = value.indexOf(part.text, at + 1)) {
+      const end = at + part.text.length;
+      if (ranges.some((range) => at < range.end && end > range.start)) continue;
+      ranges.push({ start: at, end });
+      placed.add(part);
+      break;
+    }
+  }
+  ranges.sort((a, b) => a.start - b.start);
+  const escaped = (text: string) => JSON.stringify(text).slice(1, -1);
+  let text = '"';
+  let cursor = 0;
+  for (const range of ranges) {
+    text += escaped(value.slice(cursor, range.start)) + style.mark(escaped(value.slice(range.start, range.end)));
+    cursor = range.end;
+  }
+  return `${text}${escaped(value.slice(cursor))}"`;
 }
 
 /** `npm run ask -- --thread <id>` with the flags it must repeat (`--user`, `--role`, ...), quoted for a shell. */

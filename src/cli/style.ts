@@ -1,4 +1,4 @@
-/** Text styles for the terminal; identity functions when colors are off. */
+/** Text styles for the terminal; identity functions when colors are off (`mark` then brackets its text). */
 export interface Style {
   bold(text: string): string;
   dim(text: string): string;
@@ -6,9 +6,11 @@ export interface Style {
   green(text: string): string;
   yellow(text: string): string;
   cyan(text: string): string;
+  /** Marks text the user must notice inside other text: reversed colours, or «…» when colours are off. */
+  mark(text: string): string;
 }
 
-const codes: Record<keyof Style, [number, number]> = {
+const codes: Record<Exclude<keyof Style, "mark">, [number, number]> = {
   bold: [1, 22],
   dim: [2, 22],
   red: [31, 39],
@@ -23,7 +25,8 @@ export function createStyle(enabled: boolean): Style {
     name,
     enabled ? (text: string) => `\u001b[${open}m${text}\u001b[${close}m` : (text: string) => text,
   ]);
-  return Object.fromEntries(entries) as unknown as Style;
+  const mark = enabled ? (text: string) => `\u001b[7m${text}\u001b[27m` : (text: string) => `«${text}»`;
+  return { ...Object.fromEntries(entries), mark } as unknown as Style;
 }
 
 /** A stream the CLI may write to, as far as color detection needs. */

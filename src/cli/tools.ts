@@ -4,6 +4,8 @@ const COLUMNS = [
   "TOOL",
   "KIND",
   "RISK",
+  "EGRESS",
+  "TRUSTED",
   "ROLES",
   "ASKS FOR",
   "TIMEOUT",
@@ -39,6 +41,8 @@ function toolRow(tool: ToolView): string[] {
     tool.name,
     tool.readOnly ? "read" : tool.idempotent ? "write (idempotent)" : "write",
     tool.risk,
+    tool.egress ? "yes" : "no",
+    tool.trusted ? "yes" : "no",
     tool.roles === null ? "any" : tool.roles.length === 0 ? "none" : tool.roles.join(","),
     tool.askUser.map((field) => field.name).join(",") || "-",
     tool.timeoutMs % 1000 === 0 ? `${tool.timeoutMs / 1000} s` : `${tool.timeoutMs} ms`,
@@ -51,7 +55,7 @@ function toolRow(tool: ToolView): string[] {
 }
 
 /**
- * Where `readOnly`, `risk` and `idempotent` came from, in one short cell: their origin when they
+ * Where `readOnly`, `risk`, `idempotent` and `egress` came from, in one short cell: their origin when they
  * share one; else the origins of the fewer fields, each naming its fields, then the one of the rest.
  */
 function policyOrigin(source: ToolView["policySource"]): string {

@@ -1,7 +1,7 @@
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { IncidentRow } from "../storage/types.js";
 import { noticeBody, type ChatWebhookFormat } from "./chat-webhook-body.js";
-import { threadLink, type PauseEvent } from "./pause-webhook-body.js";
+import { copiedQuotes, threadLink, type PauseEvent } from "./pause-webhook-body.js";
 
 /** How the body of an incident notice is shaped: generic JSON, or a chat's text message. */
 export type IncidentWebhookFormat = "json" | ChatWebhookFormat;
@@ -44,10 +44,13 @@ export function cutSummary(text: string, maxChars = INCIDENT_SUMMARY_MAX_CHARS):
   );
 }
 
-/** What a pause waits for: its reason, then each waiting tool with its args as the events show them (masked). */
+/** What a pause waits for: its reason, then each waiting tool with its args as the events show them (masked), and what an egress call copied. */
 export function pauseSummary(event: PauseEvent): string {
   return cutSummary(
-    [event.reason, ...event.calls.map((call) => `• ${call.tool} ${JSON.stringify(call.args)}`)].join("\n"),
+    [
+      event.reason,
+      ...event.calls.flatMap((call) => [`• ${call.tool} ${JSON.stringify(call.args)}`, ...copiedQuotes(call)]),
+    ].join("\n"),
   );
 }
 

@@ -58,9 +58,29 @@ export function pauseText(notice: PauseNotice): string {
   return [
     `⏸ ${title}`,
     notice.reason,
-    ...notice.calls.map((call) => `• ${call.tool} ${JSON.stringify(call.args)}`),
+    ...notice.calls.flatMap((call) => [`• ${call.tool} ${JSON.stringify(call.args)}`, ...copiedQuotes(call)]),
     `Thread ${notice.threadId}: ${notice.link}`,
   ].join("\n");
+}
+
+/** Copied parts quoted per egress call, and the longest quote, in characters. */
+const QUOTES_MAX = 3;
+const QUOTE_MAX_CHARS = 120;
+
+/**
+ * What an egress call copied from untrusted tool results (the pause's reason names the
+ * sources), as short quotes under its line: the first few parts, each cut.
+ */
+export function copiedQuotes(call: PauseEvent["calls"][number]): string[] {
+  const copied = call.egress?.copied ?? [];
+  const quotes = copied.slice(0, QUOTES_MAX).map((part) => {
+    const characters = Array.from(part.text);
+    const text =
+      characters.length > QUOTE_MAX_CHARS ? `${characters.slice(0, QUOTE_MAX_CHARS - 1).join("")}…` : part.text;
+    return `  ↳ ${part.field} copied from ${part.from}: “${text}”`;
+  });
+  if (copied.length > QUOTES_MAX) quotes.push(`  ↳ and ${copied.length - QUOTES_MAX} more copied parts`);
+  return quotes;
 }
 
 /**

@@ -4,7 +4,7 @@ import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scri
 import { collectEvents } from "../../src/service/recorded-events.js";
 import { hasChromium, launchChromium, openThreadPage } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
-import { testTools } from "../fixtures/test-tools.js";
+import { egressTestTools, PLANTED_LOG_LINE, testTools } from "../fixtures/test-tools.js";
 
 const local = { id: "local", role: "operator" as const };
 
@@ -72,6 +72,9 @@ function contrasts(page: Page) {
       ".pause button.approve",
       ".pause button.reject",
       ".exact-args",
+      ".exact-args mark",
+      ".egress-note p",
+      ".call .untrusted-badge",
       ".answered",
       "#message",
     ];
@@ -100,10 +103,16 @@ describe.skipIf(!hasChromium)("the page: contrast, dark mode and the keyboard", 
   let browser: Browser;
   let pausedThread: string;
   let answeredThread: string;
+  let egressThread: string;
   beforeAll(async () => {
     server = await startTestServer({
       model: new ScriptedChatModel({
         script: [
+          // An egress call after an untrusted read: its pause marks what it copied (issue 30).
+          callsMessage([{ name: "tail_logs", args: { service: "payment-service" } }]),
+          callsMessage([
+            { name: "notify_channel", args: { channel: "#ops", message: `payment-service: ${PLANTED_LOG_LINE}` } },
+          ]),
           callsMessage([
             { name: "read_a", args: { query: "payment-service errors" } },
             { name: "read_b", args: { query: "payment runbooks" } },
@@ -115,8 +124,13 @@ describe.skipIf(!hasChromium)("the page: contrast, dark mode and the keyboard", 
           callsMessage([{ name: "write_high", args: { target: "payment-service", environment: "prod" } }]),
         ],
       }),
-      tools: () => testTools(),
+      tools: () => [...testTools(), ...egressTestTools()],
     });
+    // First, so that the thread list shows the other paused thread on top.
+    egressThread = await server.runtime.createThread(local);
+    await collectEvents(
+      await server.runtime.startRun({ threadId: egressThread, message: "Post the payment-service logs", user: local }),
+    );
     answeredThread = await server.runtime.createThread(local);
     await collectEvents(
       await server.runtime.startRun({
@@ -145,7 +159,7 @@ describe.skipIf(!hasChromium)("the page: contrast, dark mode and the keyboard", 
         locale: "en-US",
         colorScheme,
       });
-      for (const threadId of [answeredThread, pausedThread]) {
+      for (const threadId of [answeredThread, pausedThread, egressThread]) {
         const page = await open(context, threadId);
         await page.locator(".call[data-state=ok] details.result, form.pause").first().waitFor();
         const found = await contrasts(page);
@@ -154,6 +168,10 @@ describe.skipIf(!hasChromium)("the page: contrast, dark mode and the keyboard", 
         expect(found.length).toBeGreaterThan(15);
         const failing = found.filter((entry) => entry.ratio < 4.5);
         expect(failing, JSON.stringify(failing)).toEqual([]);
+        if (threadId === egressThread)
+          expect(found.map((entry) => entry.selector)).toEqual(
+            expect.arrayContaining([".exact-args mark", ".egress-note p", ".call .untrusted-badge"]),
+          );
         await page.close();
       }
       await context.close();
