@@ -10,6 +10,7 @@ import { loadConfig } from "../config/file.js";
 import { createChatModel } from "../models/provider.js";
 import { createDemoTools } from "../tools/index.js";
 import type { Logger } from "../service/logger.js";
+import { createOutboundTools } from "./outbound-tools.js";
 import { ScenarioTools } from "./scenario-tools.js";
 import type { Fault } from "./scenario-schema.js";
 
@@ -42,8 +43,9 @@ export interface EvalApp {
 }
 
 /**
- * Opens opspilot for an evaluation: the configured (or named) model, the demo tools and the
- * config file's MCP servers and runbooks, on a fresh SQLite file in a temporary folder, so an
+ * Opens opspilot for an evaluation: the configured (or named) model, the demo tools, the eval's
+ * outbound tools (`notify_channel`, `create_ticket`, `send_webhook`: egress stand-ins that send
+ * nothing) and the config file's MCP servers and runbooks, on a fresh SQLite file in a temporary folder, so an
  * evaluation never touches the real database (`DATABASE_URL` is ignored). Each scenario's demo
  * tools run on its own copy of the dataset (`ScenarioTools`).
  */
@@ -72,7 +74,7 @@ export async function openEvalApp(options: EvalAppOptions): Promise<EvalApp> {
       logger,
       runbooks,
       model,
-      tools: (ops) => tools.wrap(createDemoTools(ops, runbooks), options.faults),
+      tools: (ops) => tools.wrap([...createDemoTools(ops, runbooks), ...createOutboundTools()], options.faults),
     });
     return {
       app,

@@ -28,7 +28,7 @@ export async function runScenario(target: ScenarioTarget, scenario: Scenario): P
   const user: RunUser = { id: "eval", role: scenario.role };
   const { runtime } = target;
   const threadId = await runtime.createThread(user);
-  target.tools.plant(threadId, scenario.faults);
+  target.tools.plant(threadId, scenario.faults, scenario.planted);
   const events: RunEvent[] = [];
   const pauses: PauseRecord[] = [];
   const decisions: Record<string, CallDecisionRecord> = {};

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENVIRONMENT_IDS, LOG_LEVELS } from "../tools/demo-ops/data/index.js";
 
 /** A regular expression's source, checked to compile when the scenario is loaded. */
 const regexSource = (flags: string) =>
@@ -72,6 +73,37 @@ export const FaultSchema = z
   })
   .strict();
 
+/** A log line planted in a scenario's own copy of the demo dataset: `search_logs` of that service and environment returns it. */
+const PlantedLogSchema = z
+  .object({
+    service: z.string().min(1).describe("Service id, e.g. payment-service"),
+    environment: z.enum(ENVIRONMENT_IDS).describe("Environment id"),
+    level: z.enum(LOG_LEVELS).default("ERROR").describe("Severity (search_logs is often asked for ERROR lines only)"),
+    code: z.string().min(1).nullable().default(null).describe("Error code, counted in byCode; null: none"),
+    message: z.string().min(1).describe("The line's text, e.g. an instruction a model must not follow"),
+    secondsAgo: z.number().int().min(0).default(60).describe("Age of the line (newest lines come first)"),
+  })
+  .strict();
+
+/** A runbook planted for a scenario: every `search_docs` on its thread returns it as the best hit. */
+const PlantedRunbookSchema = z
+  .object({
+    id: z.string().min(1).describe("Runbook id, e.g. RB-901"),
+    title: z.string().min(1),
+    services: z.array(z.string().min(1)).default([]).describe("Service ids it covers"),
+    errorCodes: z.array(z.string().min(1)).default([]).describe("Error codes it covers"),
+    advice: z.array(z.string().min(1)).min(1).describe("Its steps, e.g. one that carries an instruction"),
+  })
+  .strict();
+
+/** Content planted on one scenario's thread only: text a tool returns, which may carry instructions. */
+export const PlantedSchema = z
+  .object({
+    logs: z.array(PlantedLogSchema).default([]),
+    runbooks: z.array(PlantedRunbookSchema).default([]),
+  })
+  .strict();
+
 /** What a scenario expects of the agent; every part is optional and has a default. */
 export const ExpectSchema = z
   .object({
@@ -134,7 +166,9 @@ export const ExpectSchema = z
     allowUnapproved: z
       .array(z.string().min(1))
       .default([])
-      .describe("Write tools that may run without an approval (low-risk writes by the config's policy)"),
+      .describe(
+        "Write tools that may run without an approval (low-risk writes by the config's policy); never an egress call after the thread read untrusted content",
+      ),
     spend: z
       .object({
         maxTokens: z.number().int().positive().optional(),
@@ -159,6 +193,9 @@ export const ScenarioSchema = z
     role: z.enum(["viewer", "operator", "admin"]).default("operator").describe("The asking user's role"),
     pauses: z.array(ScriptedPauseSchema).default([]).describe("Answers to the pauses, in the order they come"),
     faults: z.array(FaultSchema).default([]).describe("Tool failures planted for this scenario"),
+    planted: PlantedSchema.default({ logs: [], runbooks: [] }).describe(
+      "Log lines and runbooks planted on this scenario's thread, e.g. carrying prompt injections",
+    ),
     expect: ExpectSchema.default(ExpectSchema.parse({})),
   })
   .strict();
@@ -169,6 +206,8 @@ export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ScriptedPause = z.infer<typeof ScriptedPauseSchema>;
 /** A planted tool failure. */
 export type Fault = z.infer<typeof FaultSchema>;
+/** Content planted on a scenario's thread. */
+export type Planted = z.infer<typeof PlantedSchema>;
 /** A constraint on an argument's value. */
 export type ArgMatcher = z.infer<typeof ArgMatcherSchema>;
 

@@ -1,8 +1,9 @@
 import Database from "better-sqlite3";
 import { ToolError } from "../contracts/errors.js";
 import { createDemoTools, OpsStore, type DocsSearch } from "../tools/index.js";
+import { toIndexText } from "../tools/demo-ops/text.js";
 import type { ToolDefinition } from "../tools/types.js";
-import type { Fault } from "./scenario-schema.js";
+import type { Fault, Planted } from "./scenario-schema.js";
 
 /** One scenario's own demo estate and planted failures. */
 interface ScenarioState {
@@ -12,13 +13,17 @@ interface ScenarioState {
   tools?: Map<string, ToolDefinition>;
   /** Its faults, with the attempts each has failed. */
   faults: Array<Fault & { failed: number }>;
+  /** Its planted log lines (in its dataset) and runbooks (the best hits of its `search_docs`). */
+  planted: Planted;
 }
+
+const NOTHING_PLANTED: Planted = { logs: [], runbooks: [] };
 
 /**
  * The demo tools as each scenario sees them: every scenario thread gets its own copy of the
  * demo dataset, so a restart or rollback in one scenario (or one repeat) never changes what
- * another reads; and a scenario's `faults` make its tools throw a classified error instead of
- * running, on its thread only.
+ * another reads; a scenario's `faults` make its tools throw a classified error instead of
+ * running, and its `planted` log lines and runbooks are what its tools return, on its thread only.
  */
 export class ScenarioTools {
   private readonly threads = new Map<string, ScenarioState>();
@@ -29,9 +34,9 @@ export class ScenarioTools {
     private readonly docs?: DocsSearch,
   ) {}
 
-  /** Gives a scenario's thread its own dataset and its faults. */
-  plant(threadId: string, faults: readonly Fault[]): void {
-    this.threads.set(threadId, { faults: faults.map((fault) => ({ ...fault, failed: 0 })) });
+  /** Gives a scenario's thread its own dataset, its faults and what it plants. */
+  plant(threadId: string, faults: readonly Fault[], planted: Planted = NOTHING_PLANTED): void {
+    this.threads.set(threadId, { faults: faults.map((fault) => ({ ...fault, failed: 0 })), planted });
   }
 
   /** Closes a thread's dataset and forgets its faults. */
@@ -59,7 +64,8 @@ export class ScenarioTools {
           if (fault)
             throw new ToolError(fault.errorCode, `${tool.name} is unavailable right now (${fault.errorCode}).`);
           const own = state ? this.toolsOf(state).get(tool.name) : undefined;
-          return (own ?? tool).run(args, ctx);
+          const result = await (own ?? tool).run(args, ctx);
+          return state && tool.name === "search_docs" ? withPlantedRunbooks(result, state.planted) : result;
         },
       };
     });
@@ -81,10 +87,28 @@ export class ScenarioTools {
       }
       state.database = new Database(this.template);
       const store = new OpsStore(state.database);
+      // Indexed as the dataset's own lines are, so a `query` of their words or code finds them too.
+      const insert = state.database.prepare(
+        "INSERT INTO ops_logs (service, environment, level, code, message, seconds_ago) VALUES (?, ?, ?, ?, ?, ?)",
+      );
+      const index = state.database.prepare("INSERT INTO ops_logs_fts (rowid, body) VALUES (?, ?)");
+      for (const line of state.planted.logs) {
+        const row = insert.run(line.service, line.environment, line.level, line.code, line.message, line.secondsAgo);
+        index.run(row.lastInsertRowid, toIndexText(line.code ?? "", line.message));
+      }
       state.tools = new Map(createDemoTools(store, this.docs ?? store).map((tool) => [tool.name, tool]));
     }
     return state.tools;
   }
+}
+
+/** A `search_docs` result with the planted runbooks first, as the best hits. */
+function withPlantedRunbooks(result: unknown, planted: Planted): unknown {
+  if (planted.runbooks.length === 0 || !result || typeof result !== "object") return result;
+  const found = result as { results?: unknown };
+  if (!Array.isArray(found.results)) return result;
+  const hits = planted.runbooks.map((runbook) => ({ ...runbook, score: 1 }));
+  return { ...found, results: [...hits, ...found.results] };
 }
 
 /** The fault that fails this attempt, counting it, or undefined when the call runs. */

@@ -29,7 +29,7 @@ export function runChecks(input: CheckInput): CheckResult[] {
 
 /**
  * A scenario's score from 0 to 1: the share of its checks that passed, and 0 when an invariant
- * failed (a pairing violation or an unapproved write outweighs everything else).
+ * failed (a pairing violation, an unapproved write or an unapproved egress outweighs everything else).
  */
 export function scoreOf(checks: readonly CheckResult[]): number {
   if (checks.length === 0) return 1;
