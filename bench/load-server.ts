@@ -15,10 +15,13 @@ const HARD_LIMIT_MS = 150_000;
 
 async function main(): Promise<void> {
   const [dbPath, delay = "0"] = process.argv.slice(2);
-  if (!dbPath) throw new Error("usage: load-server.ts <sqlite file> [model delay ms]");
-  const delayMs = Number(delay);
-  const model = loadModel(delayMs);
-  const app = createApp({ env: loadEnv({}), dbPath, model });
+  if (!dbPath) throw new Error("usage: load-server.ts <sqlite file> [model delay ms | OpenAI-compatible base URL]");
+  // A URL: the real OpenAI model client against the benchmark's streaming mock; else the scripted model.
+  const openai = /^https?:/.test(delay)
+    ? { OPSPILOT_MODEL: "openai:bench-model", OPENAI_BASE_URL: delay, OPENAI_API_KEY: "sk-bench" }
+    : undefined;
+  const model = openai ? undefined : loadModel(Number(delay));
+  const app = createApp({ env: loadEnv({ ...openai }), dbPath, ...(model ? { model } : {}) });
   // The load is the measurement: the per-client limit on run starts (60 a minute by default) would refuse it.
   const server = await startServer({ runtime: app.runtime, host: "127.0.0.1", port: 0, rateLimitPerMinute: 0 });
   let closing = false;

@@ -23,6 +23,8 @@ export interface RunSample {
   /** POST of the run → `run_finished` frame. */
   durationMs: number;
   events: number;
+  /** POST of the run → first `assistant_delta` frame (the answer's first text), when there was one. */
+  firstDeltaMs?: number;
 }
 
 /** Figures of one concurrency level. */
@@ -62,8 +64,8 @@ export interface LoadResult {
 const REQUEST_TIMEOUT_MS = 60_000;
 const QUESTION = "Check the payment service and the runbook advice.";
 
-/** Creates a thread and streams one run to `run_finished`, timing the first frame. */
-async function oneRun(url: string): Promise<RunSample> {
+/** Creates a thread and streams one run to `run_finished`, timing the first frame and the first answer text. */
+export async function oneRun(url: string): Promise<RunSample> {
   const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
   const created = await fetch(`${url}/api/threads`, { method: "POST", signal });
   const { threadId } = (await created.json()) as { threadId: string };
@@ -79,6 +81,7 @@ async function oneRun(url: string): Promise<RunSample> {
   const decoder = new TextDecoder();
   let buffer = "";
   let firstAt: number | undefined;
+  let firstDeltaAt: number | undefined;
   let events = 0;
   const reader = response.body.getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
@@ -90,12 +93,18 @@ async function oneRun(url: string): Promise<RunSample> {
       firstAt ??= performance.now();
       events += 1;
       const type = /^event: ?(.*)$/m.exec(frame)?.[1];
+      if (type === "assistant_delta") firstDeltaAt ??= performance.now();
       if (type === "error") throw new Error(`run stream failed: ${frame}`);
       if (type === "run_finished") {
         if (!frame.includes('"stopReason":"final_answer"'))
           throw new Error(`run did not finish with an answer: ${frame}`);
         await reader.cancel();
-        return { ttfeMs: firstAt - posted, durationMs: performance.now() - posted, events };
+        return {
+          ttfeMs: firstAt - posted,
+          durationMs: performance.now() - posted,
+          events,
+          ...(firstDeltaAt !== undefined ? { firstDeltaMs: firstDeltaAt - posted } : {}),
+        };
       }
     }
   }
@@ -162,27 +171,28 @@ export async function level(
   };
 }
 
-/** A running `load-server.ts`. */
-interface Child {
+/** A running `load-server.ts` (or a server speaking its protocol). */
+export interface Child {
   url: string;
   child: ChildProcess;
   /** Asks the server for its event-loop delay since the last ask (ms). */
   loopDelay(): Promise<{ p99: number; max: number }>;
+  /** Asks the server for the CPU time its process spent since the last ask (ms). */
+  cpuMs(): Promise<number>;
 }
 
-/** The script of each server this file starts, and its arguments. */
-function serverCommand(server: LocalServer, dbPath: string, modelDelayMs: number): string[] {
-  if (server === "no_work")
-    return [fileURLToPath(new URL("./no-work-server.ts", import.meta.url)), String(modelDelayMs)];
-  return [fileURLToPath(new URL("./load-server.ts", import.meta.url)), dbPath, String(modelDelayMs)];
+/** The script of each server this file starts, and its arguments (`model`: a scripted latency in ms, or a model's base URL). */
+function serverCommand(server: LocalServer, dbPath: string, model: number | string): string[] {
+  if (server === "no_work") return [fileURLToPath(new URL("./no-work-server.ts", import.meta.url)), String(model)];
+  return [fileURLToPath(new URL("./load-server.ts", import.meta.url)), dbPath, String(model)];
 }
 
 /** The servers this file starts itself (the LangGraph API server has its own, `langgraph-server.ts`). */
 type LocalServer = "opspilot" | "no_work";
 
 /** Starts a server in a child process and resolves with its URL. */
-function startChild(server: LocalServer, dbPath: string, modelDelayMs: number): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...serverCommand(server, dbPath, modelDelayMs)], {
+export function startChild(server: LocalServer, dbPath: string, model: number | string): Promise<Child> {
+  const child = spawn(process.execPath, ["--import", "tsx", ...serverCommand(server, dbPath, model)], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -193,21 +203,26 @@ function startChild(server: LocalServer, dbPath: string, modelDelayMs: number): 
     child.once("exit", (code) => reject(new Error(`load server exited early with code ${code}`)));
     const lines = createInterface({ input: child.stdout! });
     const answers: Array<(line: string) => void> = [];
+    const ask = <T>(command: string) =>
+      new Promise<T>((answer) => {
+        answers.push((text) => answer(JSON.parse(text) as T));
+        child.stdin!.write(`${command}\n`);
+      });
     lines.once("line", (line) => {
       clearTimeout(timer);
       lines.on("line", (answer) => answers.shift()?.(answer));
-      const loopDelay = () =>
-        new Promise<{ p99: number; max: number }>((answer) => {
-          answers.push((text) => answer(JSON.parse(text) as { p99: number; max: number }));
-          child.stdin!.write("loop-delay\n");
-        });
-      resolve({ url: (JSON.parse(line) as { url: string }).url, child, loopDelay });
+      resolve({
+        url: (JSON.parse(line) as { url: string }).url,
+        child,
+        loopDelay: () => ask<{ p99: number; max: number }>("loop-delay"),
+        cpuMs: async () => (await ask<{ cpuMs: number }>("cpu")).cpuMs,
+      });
     });
   });
 }
 
 /** Closes the child's stdin (it shuts down by itself) and waits for it to exit. */
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill("SIGKILL"), 10_000);

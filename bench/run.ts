@@ -12,6 +12,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { runLangGraphLoad } from "./langgraph-server.js";
 import { runLoad, type LoadOptions } from "./load.js";
+import { realisticTable, runRealistic, type RealisticOptions } from "./realistic.js";
 import { contextTokensTable, loadRatios, loadTable, stepCostTable, stepRatios, table } from "./report.js";
 import { runStepCost, type StepCostOptions } from "./step-cost.js";
 import { runContextTokens, type ContextTokensOptions } from "./context-tokens.js";
@@ -52,6 +53,12 @@ const contextTokensOptions: ContextTokensOptions = {
 };
 
 // A stand-in for a database across a network: 1 ms each way, about a 2 ms round trip here.
+// The realistic workload: a streaming model with a real model's timing, bursts of runs at once.
+const realisticOptions: RealisticOptions = {
+  aloneRuns: quick ? 5 : 10,
+  bursts: quick ? [50] : [25, 50, 200],
+  rounds: quick ? 1 : 2,
+};
 const postgresOptions: PostgresStepsOptions = { steps: 10, rounds: quick ? 3 : 7, delayMs: 1 };
 const latencyOptions: LatencyOptions = { rounds: quick ? 3 : 7 };
 const storageOptions: StorageOptions = { threads: quick ? 10 : 50, longSteps: 40 };
@@ -100,6 +107,7 @@ async function main(): Promise<void> {
       progress,
     )),
   ];
+  const realistic = await runRealistic(realisticOptions, progress);
   const contextTokens = await runContextTokens(contextTokensOptions, progress);
   const latency = await runLatency(latencyOptions, progress);
   const storage = await runStorage(storageOptions, progress);
@@ -143,6 +151,10 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  console.log(
+    "\nRealistic workload: opspilot's server with the OpenAI client against a streaming mock model in its own process (300 ms to the first piece, then 20 pieces 25 ms apart; one search_docs call, then the answer), runs started in bursts by this process's client; no_work is the floor, a server that does no work with the same timing. Ratios are over one run alone on the same server in the same run; ideal runs/s = the burst over one run's median time; CPU/run = the server process's user + system time over the burst's runs",
+  );
+  console.log(realisticTable(realistic));
   console.log(
     `\nRequest tokens per step: a ${contextTokensOptions.steps}-step thread (one turn per step, each reading a 20 KB result, English and Chinese in turn), ${contextTokensOptions.model}, prompt tokens (o200k) of the request that reads each step's result`,
   );
@@ -200,6 +212,7 @@ async function main(): Promise<void> {
     machine,
     stepCost: { options: stepCostOptions, results: stepCost, ratios: stepCostRatios },
     load: { options: loadOptions, results: load, ratios: loadCompared },
+    realistic: { options: realisticOptions, results: realistic },
     contextTokens,
     parallelReads: { options: latencyOptions, result: latency.parallelReads },
     realisticLatency: { options: latencyOptions, result: latency.realisticLatency },
