@@ -80,8 +80,8 @@ async function measure(
   options: RealisticOptions,
   onProgress: (line: string) => void,
 ): Promise<RealisticResult[]> {
-  // Warm up: compile paths, open connections.
-  await burst(child.url, 5);
+  // Warm up with a burst: the first one at once runs cold (JIT, connections) and would be most of a quick run's figure.
+  await burst(child.url, 50);
   const alone: RunSample[] = [];
   for (let index = 0; index < options.aloneRuns; index += 1) alone.push(await oneRun(child.url));
   const aloneP50 = quantile(

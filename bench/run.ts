@@ -78,6 +78,7 @@ async function gatedAgain(progress: (line: string) => void): Promise<Record<stri
   const storage = await runStorage(storageOptions, progress);
   const pausedThreads = await runPausedThreads(pausedOptions, progress);
   const postgres = await runPostgresSteps(postgresOptions, progress);
+  const realistic = await runRealistic(realisticOptions, progress);
   return gatedRatios({
     stepCost,
     stepRatios: stepRatios(stepCost),
@@ -87,6 +88,7 @@ async function gatedAgain(progress: (line: string) => void): Promise<Record<stri
     pausedThreads,
     contextTokens,
     postgres,
+    realistic,
   });
 }
 
@@ -188,6 +190,7 @@ async function main(): Promise<void> {
     pausedThreads,
     contextTokens,
     postgres,
+    realistic,
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(
