@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -35,11 +35,13 @@ function cliPath(): string {
 
 /**
  * Starts `langgraph dev` (in-memory, no reload, analytics off) on a free loopback port, hosting
- * `langgraph-graph.ts`: opspilot's graph as Studio hosts it, with the load benchmark's scripted model.
+ * `langgraph-graph.ts`: opspilot's graph as Studio hosts it, with the load benchmark's scripted
+ * model (or, given `OPSPILOT_MODEL` in `extraEnv`, that model).
  */
-async function startLangGraph(
+export async function startLangGraph(
   directory: string,
   modelDelayMs: number,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess; startMs: number }> {
   const graphFile = fileURLToPath(new URL("./langgraph-graph.ts", import.meta.url));
   const config = { node_version: "20", graphs: { [GRAPH_ID]: `./${relative(directory, graphFile)}:graph` } };
@@ -54,6 +56,7 @@ async function startLangGraph(
     OPSPILOT_DB: join(directory, "opspilot.sqlite"),
     OPSPILOT_LOG_LEVEL: "error",
     OPSPILOT_BENCH_MODEL_DELAY_MS: String(modelDelayMs),
+    ...extraEnv,
   };
   const started = performance.now();
   const args = [cliPath(), "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"];
@@ -80,7 +83,7 @@ async function startLangGraph(
 }
 
 /** Ends the server's whole process group (the CLI starts the API server as its child). */
-function stopLangGraph(child: ChildProcess): Promise<void> {
+export function stopLangGraph(child: ChildProcess): Promise<void> {
   if (child.pid === undefined || child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 10_000);
@@ -147,3 +150,24 @@ export async function runLangGraphLoad(
   }
   return results;
 }
+
+/** CPU time (user + system, ms) of every live process in the group `pgid` leads: the CLI and the API server it starts. */
+export function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // After the command in parentheses: state, ppid, pgrp, …, utime (14th field), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times. */
+const CLOCK_TICKS = 100;

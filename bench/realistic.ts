@@ -14,7 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { oneRun, startChild, stopChild, type Child, type RunSample } from "./load.js";
+import { Client } from "@langchain/langgraph-sdk";
+import { groupCpuMs, startLangGraph, stopLangGraph } from "./langgraph-server.js";
+import { oneRun, startChild, stopChild, type RunSample } from "./load.js";
 import { quantile, round } from "./stats.js";
 
 /** How the realistic workload runs. */
@@ -24,11 +26,13 @@ export interface RealisticOptions {
   /** Burst sizes, each measured `rounds` times. */
   bursts: number[];
   rounds: number;
+  /** Also the LangGraph API server (`langgraph dev`) hosting opspilot's graph with the same model, driven by the SDK. */
+  langGraph: boolean;
 }
 
 /** One burst size on one server. */
 export interface RealisticResult {
-  server: "opspilot" | "no_work";
+  server: "opspilot" | "langgraph_api" | "no_work";
   concurrency: number;
   runs: number;
   durationP50Ms: number;
@@ -62,11 +66,45 @@ function startMock(): Promise<{ baseURL: string; child: ChildProcess }> {
   });
 }
 
+/** A server under the workload: how to run one run on it, and the CPU its processes spent since the last ask. */
+interface Target {
+  run(): Promise<RunSample>;
+  cpuMs(): Promise<number>;
+}
+
 /** Starts `count` runs at once and waits for them all. */
-async function burst(url: string, count: number): Promise<{ samples: RunSample[]; wallMs: number }> {
+async function burst(target: Target, count: number): Promise<{ samples: RunSample[]; wallMs: number }> {
   const started = performance.now();
-  const samples = await Promise.all(Array.from({ length: count }, () => oneRun(url)));
+  const samples = await Promise.all(Array.from({ length: count }, () => target.run()));
   return { samples, wallMs: performance.now() - started };
+}
+
+/** One run on the LangGraph API server through the SDK: a new thread, `runs.stream` with the updates and the custom stream (the answer's text) to its end. */
+async function sdkRun(client: Client): Promise<RunSample> {
+  const { thread_id: threadId } = await client.threads.create();
+  const posted = performance.now();
+  let firstAt: number | undefined;
+  let firstDeltaAt: number | undefined;
+  let events = 0;
+  let answered = false;
+  for await (const part of client.runs.stream(threadId, "opspilot", {
+    input: { messages: [{ role: "user", content: "Check the payment service and the runbook advice." }] },
+    streamMode: ["updates", "custom"],
+  })) {
+    firstAt ??= performance.now();
+    events += 1;
+    if (part.event === "error") throw new Error(`LangGraph run failed: ${JSON.stringify(part.data)}`);
+    if (part.event === "custom" && (part.data as { type?: string }).type === "assistant_delta")
+      firstDeltaAt ??= performance.now();
+    if (part.event === "updates" && JSON.stringify(part.data).includes("RB-003")) answered = true;
+  }
+  if (!answered || firstAt === undefined) throw new Error("LangGraph run ended without the mock's answer");
+  return {
+    ttfeMs: firstAt - posted,
+    durationMs: performance.now() - posted,
+    events,
+    ...(firstDeltaAt !== undefined ? { firstDeltaMs: firstDeltaAt - posted } : {}),
+  };
 }
 
 const p95 = (values: number[]) => quantile(values, 0.95);
@@ -76,14 +114,14 @@ const deltas = (samples: RunSample[]) =>
 /** Measures one server: one run alone, then each burst `rounds` times (their samples pooled). */
 async function measure(
   server: RealisticResult["server"],
-  child: Child,
+  target: Target,
   options: RealisticOptions,
   onProgress: (line: string) => void,
 ): Promise<RealisticResult[]> {
   // Warm up with a burst: the first one at once runs cold (JIT, connections) and would be most of a quick run's figure.
-  await burst(child.url, 50);
+  await burst(target, 50);
   const alone: RunSample[] = [];
-  for (let index = 0; index < options.aloneRuns; index += 1) alone.push(await oneRun(child.url));
+  for (let index = 0; index < options.aloneRuns; index += 1) alone.push(await target.run());
   const aloneP50 = quantile(
     alone.map((sample) => sample.durationMs),
     0.5,
@@ -94,17 +132,17 @@ async function measure(
   for (const concurrency of [1, ...options.bursts]) {
     const samples: RunSample[] = [];
     let wallMs = 0;
-    await child.cpuMs();
+    await target.cpuMs();
     const rounds = concurrency === 1 ? 1 : options.rounds;
     for (let round = 0; round < rounds; round += 1) {
       const measured =
         concurrency === 1
           ? { samples: alone, wallMs: alone.reduce((sum, s) => sum + s.durationMs, 0) }
-          : await burst(child.url, concurrency);
+          : await burst(target, concurrency);
       samples.push(...measured.samples);
       wallMs += measured.wallMs;
     }
-    const cpu = await child.cpuMs();
+    const cpu = await target.cpuMs();
     const durations = samples.map((sample) => sample.durationMs);
     results.push({
       server,
@@ -117,7 +155,7 @@ async function measure(
       firstDeltaP95Ratio: round(p95(deltas(samples)) / aloneDeltaP95, 2),
       runsPerSecond: round((samples.length / wallMs) * 1000, 1),
       idealRunsPerSecond: round((concurrency / aloneP50) * 1000, 1),
-      ...(server === "opspilot" && concurrency > 1 ? { cpuMsPerRun: round(cpu / samples.length, 1) } : {}),
+      ...(server !== "no_work" && concurrency > 1 ? { cpuMsPerRun: round(cpu / samples.length, 1) } : {}),
     });
     onProgress(
       `realistic, ${server}, ${concurrency} at once: p95 ${results.at(-1)!.durationP95Ratio}× alone, ${results.at(-1)!.runsPerSecond} runs/s`,
@@ -137,13 +175,36 @@ export async function runRealistic(
     const results: RealisticResult[] = [];
     const opspilot = await startChild("opspilot", join(directory, "realistic.sqlite"), mock.baseURL);
     try {
-      results.push(...(await measure("opspilot", opspilot, options, onProgress)));
+      const target = { run: () => oneRun(opspilot.url), cpuMs: opspilot.cpuMs };
+      results.push(...(await measure("opspilot", target, options, onProgress)));
     } finally {
       await stopChild(opspilot.child);
     }
+    if (options.langGraph) {
+      const { url, child } = await startLangGraph(directory, 0, {
+        OPSPILOT_MODEL: "openai:bench-model",
+        OPENAI_BASE_URL: mock.baseURL,
+        OPENAI_API_KEY: "sk-bench",
+      });
+      try {
+        const client = new Client({ apiUrl: url });
+        let spent = groupCpuMs(child.pid!);
+        const cpuMs = async () => {
+          const now = groupCpuMs(child.pid!);
+          const since = now - spent;
+          spent = now;
+          return since;
+        };
+        results.push(...(await measure("langgraph_api", { run: () => sdkRun(client), cpuMs }, options, onProgress)));
+      } finally {
+        await stopLangGraph(child);
+      }
+    }
     const floor = await startChild("no_work", "", "stream");
     try {
-      results.push(...(await measure("no_work", floor, options, onProgress)));
+      results.push(
+        ...(await measure("no_work", { run: () => oneRun(floor.url), cpuMs: floor.cpuMs }, options, onProgress)),
+      );
     } finally {
       await stopChild(floor.child);
     }
@@ -182,11 +243,33 @@ export function realisticTable(results: RealisticResult[]): string {
   return [header, ...rows].map((row) => row.map((cell, index) => cell.padEnd(widths[index]!)).join("  ")).join("\n");
 }
 
+/** Per burst, opspilot beside the LangGraph API server: CPU per run and runs per second (goals: ≤ 0.3× and ≥ 3×). */
+export function realisticPeerRatios(
+  results: RealisticResult[],
+): Array<{ concurrency: number; cpu: number; runsPerSecond: number }> {
+  return results.flatMap((ours) => {
+    if (ours.server !== "opspilot" || ours.concurrency === 1) return [];
+    const peer = results.find((result) => result.server === "langgraph_api" && result.concurrency === ours.concurrency);
+    if (!peer || ours.cpuMsPerRun === undefined || !peer.cpuMsPerRun) return [];
+    return [
+      {
+        concurrency: ours.concurrency,
+        cpu: round(ours.cpuMsPerRun / peer.cpuMsPerRun, 2),
+        runsPerSecond: round(ours.runsPerSecond / peer.runsPerSecond, 2),
+      },
+    ];
+  });
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes("--quick");
   const results = await runRealistic(
-    { aloneRuns: quick ? 5 : 10, bursts: quick ? [50] : [25, 50, 200], rounds: quick ? 1 : 2 },
+    { aloneRuns: quick ? 5 : 10, bursts: quick ? [50] : [25, 50, 200], rounds: quick ? 1 : 2, langGraph: !quick },
     (line) => console.error(`[realistic] ${line}`),
   );
   console.log(realisticTable(results));
+  for (const ratio of realisticPeerRatios(results))
+    console.log(
+      `${ratio.concurrency} at once, opspilot / LangGraph API server: CPU per run ${ratio.cpu}×, runs/s ${ratio.runsPerSecond}×`,
+    );
 }

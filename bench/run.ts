@@ -12,7 +12,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { runLangGraphLoad } from "./langgraph-server.js";
 import { runLoad, type LoadOptions } from "./load.js";
-import { realisticTable, runRealistic, type RealisticOptions } from "./realistic.js";
+import { realisticPeerRatios, realisticTable, runRealistic, type RealisticOptions } from "./realistic.js";
 import { contextTokensTable, loadRatios, loadTable, stepCostTable, stepRatios, table } from "./report.js";
 import { runStepCost, type StepCostOptions } from "./step-cost.js";
 import { runContextTokens, type ContextTokensOptions } from "./context-tokens.js";
@@ -58,6 +58,8 @@ const realisticOptions: RealisticOptions = {
   aloneRuns: quick ? 5 : 10,
   bursts: quick ? [50] : [25, 50, 200],
   rounds: quick ? 1 : 2,
+  // Its start-up alone takes several seconds, and its bursts are slow: the full run only.
+  langGraph: !quick,
 };
 const postgresOptions: PostgresStepsOptions = { steps: 10, rounds: quick ? 3 : 7, delayMs: 1 };
 const latencyOptions: LatencyOptions = { rounds: quick ? 3 : 7 };
@@ -154,9 +156,13 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    "\nRealistic workload: opspilot's server with the OpenAI client against a streaming mock model in its own process (300 ms to the first piece, then 20 pieces 25 ms apart; one search_docs call, then the answer), runs started in bursts by this process's client; no_work is the floor, a server that does no work with the same timing. Ratios are over one run alone on the same server in the same run; ideal runs/s = the burst over one run's median time; CPU/run = the server process's user + system time over the burst's runs",
+    "\nRealistic workload: opspilot's server with the OpenAI client against a streaming mock model in its own process (300 ms to the first piece, then 20 pieces 25 ms apart; one search_docs call, then the answer), runs started in bursts by this process's client; langgraph_api is the LangGraph API server (langgraph dev) hosting opspilot's graph with the same model, driven by the SDK (full run only); no_work is the floor, a server that does no work with the same timing. Ratios are over one run alone on the same server in the same run; ideal runs/s = the burst over one run's median time; CPU/run = the server process's user + system time over the burst's runs",
   );
   console.log(realisticTable(realistic));
+  for (const ratio of realisticPeerRatios(realistic))
+    console.log(
+      `${ratio.concurrency} at once, opspilot / LangGraph API server: CPU per run ${ratio.cpu.toFixed(2)}×, runs per second ${ratio.runsPerSecond.toFixed(2)}×`,
+    );
   console.log(
     `\nRequest tokens per step: a ${contextTokensOptions.steps}-step thread (one turn per step, each reading a 20 KB result, English and Chinese in turn), ${contextTokensOptions.model}, prompt tokens (o200k) of the request that reads each step's result`,
   );
@@ -215,7 +221,7 @@ async function main(): Promise<void> {
     machine,
     stepCost: { options: stepCostOptions, results: stepCost, ratios: stepCostRatios },
     load: { options: loadOptions, results: load, ratios: loadCompared },
-    realistic: { options: realisticOptions, results: realistic },
+    realistic: { options: realisticOptions, results: realistic, peerRatios: realisticPeerRatios(realistic) },
     contextTokens,
     parallelReads: { options: latencyOptions, result: latency.parallelReads },
     realisticLatency: { options: latencyOptions, result: latency.realisticLatency },
