@@ -1,5 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { MemorySaver } from "@langchain/langgraph";
-import { ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createAgent, summarizationMiddleware } from "langchain";
 import { z } from "zod";
 import { wireLoop } from "../src/app/wire-loop.js";
 import { tokenMeter } from "../src/context/request-tokens.js";
@@ -29,6 +32,10 @@ export interface ContextTokensRun {
   tokens: number[];
   /** Loop time per step, measuring excluded. */
   msPerStep: number;
+  /** Prompt tokens of every model request of the thread, the summarizer's included. */
+  totalTokens: number;
+  /** Whether the request that reads the last step's result still holds the turn-2 fact (`DEP-1002`). */
+  keepsTurnTwoFact: boolean;
 }
 
 /** Both runs and how they compare. */
@@ -42,6 +49,11 @@ export interface ContextTokensResult {
   lastRatio: number;
   /** Bounded: mean of the last 10 steps over the mean of the 10 before them (1.00 is flat). */
   boundedGrowth: number;
+  /** LangChain's `createAgent` with `summarizationMiddleware` for the same window, the same model script and tool. */
+  summarized: ContextTokensRun & { summarizerCalls: number };
+  /** Bounded over summarized: prompt tokens at the last step, and over the whole thread (summarizer calls counted). */
+  lastVsSummarized: number;
+  totalVsSummarized: number;
 }
 
 /** About 20 KB of log lines, English and Chinese on alternate steps, with a deploy id of its own. */
@@ -79,13 +91,19 @@ async function runThread(options: ContextTokensOptions, bounded: boolean): Promi
   const measure = tokenMeter({ encoding: "o200k_base", margin: 1 });
   const toolTokens = measure.tools(registry.specs());
   const tokens: number[] = [];
+  let totalTokens = 0;
+  let lastRequest: BaseMessage[] = [];
   let measuringMs = 0;
   const model = new ScriptedChatModel({
     script: Array.from({ length: options.steps * 2 }, () => followTheUser),
     assertCall: (call) => {
       const started = performance.now();
-      if (ToolMessage.isInstance(call.messages.at(-1)))
-        tokens.push(3 + toolTokens + call.messages.reduce((sum, message) => sum + measure.message(message), 0));
+      const request = 3 + toolTokens + call.messages.reduce((sum, message) => sum + measure.message(message), 0);
+      totalTokens += request;
+      if (ToolMessage.isInstance(call.messages.at(-1))) {
+        tokens.push(request);
+        lastRequest = call.messages;
+      }
       measuringMs += performance.now() - started;
     },
   });
@@ -109,11 +127,106 @@ async function runThread(options: ContextTokensOptions, bounded: boolean): Promi
     }
     const msPerStep = (performance.now() - started - measuringMs) / options.steps;
     if (tokens.length !== options.steps) throw new Error(`expected ${options.steps} steps, saw ${tokens.length}`);
-    return { label: bounded ? "bounded" : "unbounded", tokens, msPerStep: round(msPerStep) };
+    return {
+      label: bounded ? "bounded" : "unbounded",
+      tokens,
+      msPerStep: round(msPerStep),
+      totalTokens,
+      keepsTurnTwoFact: holdsFact(lastRequest),
+    };
   } finally {
     await runtime.close();
     backend.close();
   }
+}
+
+/** The fact the thread's second turn read (its deploy id), looked for in the last request. */
+const TURN_TWO_FACT = "DEP-1002";
+const holdsFact = (messages: BaseMessage[]) =>
+  messages.some((message) => JSON.stringify(message.content).includes(TURN_TWO_FACT));
+
+/**
+ * The same thread through LangChain's `createAgent` with `summarizationMiddleware` configured
+ * for the same window: it summarizes once the request reaches the window's prompt limit and
+ * keeps the newest quarter of it. The summarizer is scripted too, and generous: its summary
+ * keeps every deploy id it was shown, so the turn-2 fact can survive. Every model request is
+ * counted, the summarizer's included.
+ */
+async function runSummarizedThread(
+  options: ContextTokensOptions,
+): Promise<ContextTokensRun & { summarizerCalls: number }> {
+  const budget = contextBudgetFor({ model: options.model, contextTokens: options.windowTokens });
+  const promptLimit = budget.windowTokens - budget.reserveOutputTokens;
+  const measure = tokenMeter({ encoding: "o200k_base", margin: 1 });
+  const counter = (messages: BaseMessage[]) => messages.reduce((sum, message) => sum + measure.message(message), 3);
+  const search = tool(async ({ step }: { step: number }) => JSON.stringify(logPayload(step)), {
+    name: searchLogs.name,
+    description: searchLogs.description,
+    schema: z.object({ step: z.number().int().describe("Which step") }),
+  });
+  const toolTokens = measure.tools(new ToolRegistry([searchLogs]).specs());
+  const tokens: number[] = [];
+  let totalTokens = 0;
+  let summarizerCalls = 0;
+  let lastRequest: BaseMessage[] = [];
+  let measuringMs = 0;
+  const model = new ScriptedChatModel({
+    script: Array.from({ length: options.steps * 2 }, () => followTheUser),
+    assertCall: (call) => {
+      const started = performance.now();
+      const request = toolTokens + counter(call.messages);
+      totalTokens += request;
+      if (ToolMessage.isInstance(call.messages.at(-1))) {
+        tokens.push(request);
+        lastRequest = call.messages;
+      }
+      measuringMs += performance.now() - started;
+    },
+  });
+  const summarizer = new ScriptedChatModel({
+    script: Array.from({ length: options.steps * 4 }, () => ({ messages }: { messages: BaseMessage[] }) => {
+      const shown = messages.map((message) => JSON.stringify(message.content)).join("\n");
+      const deploys = [...new Set(shown.match(/DEP-\d+/g) ?? [])];
+      return new AIMessage(`Summary: payment-service log checks; deploys seen: ${deploys.join(", ")}.`);
+    }),
+    assertCall: (call) => {
+      summarizerCalls += 1;
+      totalTokens += counter(call.messages);
+    },
+  });
+  const agent = createAgent({
+    model,
+    tools: [search],
+    checkpointer: new MemorySaver(),
+    middleware: [
+      summarizationMiddleware({
+        model: summarizer,
+        trigger: { tokens: promptLimit },
+        keep: { tokens: Math.round(promptLimit / 4) },
+        // The summarizer reads all it summarizes (by default only its last 4,000 tokens), so it can keep the turn-2 fact.
+        trimTokensToSummarize: promptLimit,
+        tokenCounter: counter,
+      }),
+    ],
+  });
+  const config = { configurable: { thread_id: randomUUID() }, recursionLimit: 50 };
+  const started = performance.now();
+  for (let step = 1; step <= options.steps; step += 1) {
+    const content =
+      step % 2 === 0 ? `第 ${step} 步：支付服务的日志里有什么？` : `Step ${step}: what do the payment logs say?`;
+    await agent.invoke({ messages: [new HumanMessage(content)] }, config);
+  }
+  const msPerStep = (performance.now() - started - measuringMs) / options.steps;
+  if (tokens.length !== options.steps)
+    throw new Error(`createAgent: expected ${options.steps} steps, saw ${tokens.length}`);
+  return {
+    label: "createAgent + summarization",
+    tokens,
+    msPerStep: round(msPerStep),
+    totalTokens,
+    keepsTurnTwoFact: holdsFact(lastRequest),
+    summarizerCalls,
+  };
 }
 
 /** Request tokens per step over a long thread, with the context budget and without it. */
@@ -124,6 +237,7 @@ export async function runContextTokens(
   progress(`request tokens: ${options.steps}-step thread, ${options.model}, window ${options.windowTokens}`);
   const unbounded = await runThread(options, false);
   const bounded = await runThread(options, true);
+  const summarized = await runSummarizedThread(options);
   const last10 = mean(bounded.tokens.slice(-10));
   const before = mean(bounded.tokens.slice(-20, -10));
   return {
@@ -133,5 +247,8 @@ export async function runContextTokens(
     meanRatio: round(mean(unbounded.tokens) / mean(bounded.tokens)),
     lastRatio: round(unbounded.tokens.at(-1)! / bounded.tokens.at(-1)!),
     boundedGrowth: round(last10 / before),
+    summarized,
+    lastVsSummarized: round(bounded.tokens.at(-1)! / summarized.tokens.at(-1)!),
+    totalVsSummarized: round(bounded.totalTokens / summarized.totalTokens),
   };
 }

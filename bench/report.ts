@@ -193,13 +193,16 @@ export function contextTokensTable(result: ContextTokensResult): string {
     ...blocks(run.tokens),
     run.tokens.at(-1)!,
     Math.max(...run.tokens),
+    run.totalTokens,
+    run.keepsTurnTwoFact ? "yes" : "no",
     fixed(run.msPerStep),
   ];
   return table(
-    ["run", ...headers, "last step", "max", "loop ms/step"],
+    ["run", ...headers, "last step", "max", "all requests", "turn-2 fact at the end", "loop ms/step"],
     [
       row(result.unbounded, "no budget (whole history)"),
       row(result.bounded, `budget, window ${result.options.windowTokens}`),
+      row(result.summarized, `createAgent + summarizationMiddleware (${result.summarized.summarizerCalls} summaries)`),
     ],
   );
 }

@@ -171,6 +171,9 @@ async function main(): Promise<void> {
     `unbounded / bounded: ${contextTokens.meanRatio.toFixed(2)}× mean request tokens, ${contextTokens.lastRatio.toFixed(2)}× at step ${contextTokensOptions.steps}; bounded, last 10 steps over the 10 before: ${contextTokens.boundedGrowth.toFixed(2)} (1.00 is flat)`,
   );
   console.log(
+    `budget / createAgent with summarizationMiddleware for the same window (summarizing at the prompt limit, keeping a quarter of it; the summarizer's own requests counted): ${contextTokens.lastVsSummarized.toFixed(2)}× at step ${contextTokensOptions.steps}, ${contextTokens.totalVsSummarized.toFixed(2)}× over the thread`,
+  );
+  console.log(
     "\nParallel reads (through opspilot's graph), realistic latency (5 turns; opspilot's runtime end to end vs the bare loop), many paused threads (approval pauses, child process, RSS after GC)",
   );
   console.log(measuresTable(latency.parallelReads, latency.realisticLatency, pausedThreads));
