@@ -5,10 +5,9 @@ import type { ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { roleAllows } from "../tools/registry.js";
 import { argsHash } from "../contracts/canonical.js";
-import type { MissingField } from "../contracts/pause.js";
+import type { EgressNote, MissingField } from "../contracts/pause.js";
 import type { ProposedCall } from "../contracts/calls.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
-import type { EgressNote } from "../contracts/pause.js";
 
 /** What `validate_calls` decides for one call, given the step's context. */
 export interface PlanContext {
