@@ -86,27 +86,35 @@ const followTheUser: ScriptStep = ({ messages }) => {
   return callsMessage([{ name: "search_logs", args: { step: Number(/(\d+)/.exec(String(last.content))?.[1] ?? 0) } }]);
 };
 
-async function runThread(options: ContextTokensOptions, bounded: boolean): Promise<ContextTokensRun> {
-  const registry = new ToolRegistry([searchLogs]);
+/**
+ * The thread's scripted model, counting the prompt tokens (o200k, no margin, tool schemas
+ * included) of every request it gets, and of those that read a step's result; `counter` counts
+ * a list of messages the same way (the summarizer's requests).
+ */
+function recordingModel(steps: number) {
   const measure = tokenMeter({ encoding: "o200k_base", margin: 1 });
-  const toolTokens = measure.tools(registry.specs());
-  const tokens: number[] = [];
-  let totalTokens = 0;
-  let lastRequest: BaseMessage[] = [];
-  let measuringMs = 0;
+  const toolTokens = measure.tools(new ToolRegistry([searchLogs]).specs());
+  const counter = (messages: BaseMessage[]) => messages.reduce((sum, message) => sum + measure.message(message), 3);
+  const seen = { tokens: [] as number[], totalTokens: 0, lastRequest: [] as BaseMessage[], measuringMs: 0 };
   const model = new ScriptedChatModel({
-    script: Array.from({ length: options.steps * 2 }, () => followTheUser),
+    script: Array.from({ length: steps * 2 }, () => followTheUser),
     assertCall: (call) => {
       const started = performance.now();
-      const request = 3 + toolTokens + call.messages.reduce((sum, message) => sum + measure.message(message), 0);
-      totalTokens += request;
+      const request = toolTokens + counter(call.messages);
+      seen.totalTokens += request;
       if (ToolMessage.isInstance(call.messages.at(-1))) {
-        tokens.push(request);
-        lastRequest = call.messages;
+        seen.tokens.push(request);
+        seen.lastRequest = call.messages;
       }
-      measuringMs += performance.now() - started;
+      seen.measuringMs += performance.now() - started;
     },
   });
+  return { model, counter, seen };
+}
+
+async function runThread(options: ContextTokensOptions, bounded: boolean): Promise<ContextTokensRun> {
+  const registry = new ToolRegistry([searchLogs]);
+  const { model, seen } = recordingModel(options.steps);
   const backend = openSqlite(":memory:");
   const contextTokens = bounded ? options.windowTokens : 100_000_000;
   const { runtime } = wireLoop({
@@ -125,14 +133,15 @@ async function runThread(options: ContextTokensOptions, bounded: boolean): Promi
         step % 2 === 0 ? `第 ${step} 步：支付服务的日志里有什么？` : `Step ${step}: what do the payment logs say?`;
       await collectEvents(await runtime.startRun({ threadId, message, user }));
     }
-    const msPerStep = (performance.now() - started - measuringMs) / options.steps;
-    if (tokens.length !== options.steps) throw new Error(`expected ${options.steps} steps, saw ${tokens.length}`);
+    const msPerStep = (performance.now() - started - seen.measuringMs) / options.steps;
+    if (seen.tokens.length !== options.steps)
+      throw new Error(`expected ${options.steps} steps, saw ${seen.tokens.length}`);
     return {
       label: bounded ? "bounded" : "unbounded",
-      tokens,
+      tokens: seen.tokens,
       msPerStep: round(msPerStep),
-      totalTokens,
-      keepsTurnTwoFact: holdsFact(lastRequest),
+      totalTokens: seen.totalTokens,
+      keepsTurnTwoFact: holdsFact(seen.lastRequest),
     };
   } finally {
     await runtime.close();
@@ -157,32 +166,13 @@ async function runSummarizedThread(
 ): Promise<ContextTokensRun & { summarizerCalls: number }> {
   const budget = contextBudgetFor({ model: options.model, contextTokens: options.windowTokens });
   const promptLimit = budget.windowTokens - budget.reserveOutputTokens;
-  const measure = tokenMeter({ encoding: "o200k_base", margin: 1 });
-  const counter = (messages: BaseMessage[]) => messages.reduce((sum, message) => sum + measure.message(message), 3);
+  const { model, counter, seen } = recordingModel(options.steps);
   const search = tool(async ({ step }: { step: number }) => JSON.stringify(logPayload(step)), {
     name: searchLogs.name,
     description: searchLogs.description,
     schema: z.object({ step: z.number().int().describe("Which step") }),
   });
-  const toolTokens = measure.tools(new ToolRegistry([searchLogs]).specs());
-  const tokens: number[] = [];
-  let totalTokens = 0;
   let summarizerCalls = 0;
-  let lastRequest: BaseMessage[] = [];
-  let measuringMs = 0;
-  const model = new ScriptedChatModel({
-    script: Array.from({ length: options.steps * 2 }, () => followTheUser),
-    assertCall: (call) => {
-      const started = performance.now();
-      const request = toolTokens + counter(call.messages);
-      totalTokens += request;
-      if (ToolMessage.isInstance(call.messages.at(-1))) {
-        tokens.push(request);
-        lastRequest = call.messages;
-      }
-      measuringMs += performance.now() - started;
-    },
-  });
   const summarizer = new ScriptedChatModel({
     script: Array.from({ length: options.steps * 4 }, () => ({ messages }: { messages: BaseMessage[] }) => {
       const shown = messages.map((message) => JSON.stringify(message.content)).join("\n");
@@ -191,7 +181,7 @@ async function runSummarizedThread(
     }),
     assertCall: (call) => {
       summarizerCalls += 1;
-      totalTokens += counter(call.messages);
+      seen.totalTokens += counter(call.messages);
     },
   });
   const agent = createAgent({
@@ -216,15 +206,15 @@ async function runSummarizedThread(
       step % 2 === 0 ? `第 ${step} 步：支付服务的日志里有什么？` : `Step ${step}: what do the payment logs say?`;
     await agent.invoke({ messages: [new HumanMessage(content)] }, config);
   }
-  const msPerStep = (performance.now() - started - measuringMs) / options.steps;
-  if (tokens.length !== options.steps)
-    throw new Error(`createAgent: expected ${options.steps} steps, saw ${tokens.length}`);
+  const msPerStep = (performance.now() - started - seen.measuringMs) / options.steps;
+  if (seen.tokens.length !== options.steps)
+    throw new Error(`createAgent: expected ${options.steps} steps, saw ${seen.tokens.length}`);
   return {
     label: "createAgent + summarization",
-    tokens,
+    tokens: seen.tokens,
     msPerStep: round(msPerStep),
-    totalTokens,
-    keepsTurnTwoFact: holdsFact(lastRequest),
+    totalTokens: seen.totalTokens,
+    keepsTurnTwoFact: holdsFact(seen.lastRequest),
     summarizerCalls,
   };
 }
