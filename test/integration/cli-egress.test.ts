@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { runCliHere } from "../fixtures/cli-process.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
-import { runCli } from "../../src/cli/run-cli.js";
 import { loadEnv } from "../../src/config/env.js";
 import { parseConfig } from "../../src/config/file.js";
 import { ScriptedChatModel } from "../fixtures/scripted-model.js";
@@ -17,32 +16,17 @@ const ARGS = { channel: "#ops", message: `payment-service logs say "${PLANTED_LO
 
 /** Runs the CLI in this process over a model that reads `tail_logs` and then posts what it read; `input` is piped in. */
 async function cli(argv: string[], input = "", sent: Array<{ channel: string; message: string }> = []) {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  stdin.end(input);
-  const code = await runCli({
-    argv,
-    stdin,
-    stdout,
-    stderr,
+  return runCliHere(argv, {
+    input,
     createApp: () =>
       createApp({
         env: loadEnv({}),
         dbPath: join(directory, `cli-${++databases}.sqlite`),
-        model: new ScriptedChatModel({
-          script: egressPostScript(ARGS),
-        }),
+        model: new ScriptedChatModel({ script: egressPostScript(ARGS) }),
         tools: () => [...testTools(), ...egressTestTools({ sent })],
         config: parseConfig({ tools: { read_a: { trusted: true } } }, {}),
       }),
-    exit: () => undefined,
   });
-  return { code, out, err };
 }
 
 const MARKED_ARGS = `{"channel":"#ops","message":"payment-service logs say \\"«${PLANTED_LOG_LINE}»\\""}`;

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { AIMessage } from "@langchain/core/messages";
+import { runCliHere } from "../fixtures/cli-process.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
 import { parseCliArgs } from "../../src/cli/args.js";
-import { runCli } from "../../src/cli/run-cli.js";
 import { loadEnv } from "../../src/config/env.js";
 import { ScriptedChatModel } from "../fixtures/scripted-model.js";
 import { runCliProcess } from "../fixtures/cli-process.js";
@@ -33,17 +32,7 @@ function endlessReader(delayMs = 0): ScriptedChatModel {
 
 /** Runs the CLI in this process over a scripted model, with `env` as the server's settings. */
 async function ask(argv: string[], env: Record<string, string> = {}, modelDelayMs = 0) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli({
-    argv: ["ask", "--no-input", ...argv],
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
+  return runCliHere(["ask", "--no-input", ...argv], {
     createApp: () =>
       createApp({
         env: loadEnv(env),
@@ -52,9 +41,7 @@ async function ask(argv: string[], env: Record<string, string> = {}, modelDelayM
         tools: () => testTools(),
         config: { mcpServers: {}, tools: {}, demo: true, profiles: { quick: { maxSteps: 1 } } },
       }),
-    exit: () => undefined,
   });
-  return { code, out, err };
 }
 
 /** The closing line's figures: stop reason, steps, and what the run spent. */
