@@ -59,27 +59,33 @@ function resultText(message: ToolMessage): string {
 }
 
 /**
- * The note an egress call carries in a tainted thread: the sources, and each run of at least
- * `MIN_COPIED` characters of its string args that also stands in an untrusted result (a
- * greedy longest match from each position), unless the user's own messages hold it.
+ * The notes the egress calls of one step carry in a tainted thread: the sources, and each run
+ * of at least `MIN_COPIED` characters of a call's string args that also stands in an untrusted
+ * result (a greedy longest match from each position), unless the user's own messages hold it.
+ * The thread's results and the user's words are read once, at the step's first egress call.
  */
-export function egressNote(
-  args: Record<string, unknown>,
+export function egressNotes(
   taint: Taint,
   messages: readonly BaseMessage[],
   registry: ToolRegistry,
-): EgressNote {
-  const results = readResults(messages)
-    .filter((message) => registry.get(message.name ?? "")?.trusted !== true)
-    .map((message) => ({ from: message.name ?? "", text: resultText(message) }));
-  const userText = messages
-    .filter((message) => HumanMessage.isInstance(message))
-    .map((message) => textOf(message.content))
-    .join("\n");
-  const copied: EgressNote["copied"] = [];
-  for (const [field, value] of stringLeaves(args, ""))
-    for (const part of copiedRuns(value, results)) if (!userText.includes(part.text)) copied.push({ field, ...part });
-  return { sources: taint.sources, copied };
+): (args: Record<string, unknown>) => EgressNote {
+  let read: { results: Array<{ from: string; text: string }>; userText: string } | undefined;
+  return (args) => {
+    read ??= {
+      results: readResults(messages)
+        .filter((message) => registry.get(message.name ?? "")?.trusted !== true)
+        .map((message) => ({ from: message.name ?? "", text: resultText(message) })),
+      userText: messages
+        .filter((message) => HumanMessage.isInstance(message))
+        .map((message) => textOf(message.content))
+        .join("\n"),
+    };
+    const { results, userText } = read;
+    const copied: EgressNote["copied"] = [];
+    for (const [field, value] of stringLeaves(args, ""))
+      for (const part of copiedRuns(value, results)) if (!userText.includes(part.text)) copied.push({ field, ...part });
+    return { sources: taint.sources, copied };
+  };
 }
 
 /** The string values of `value` with their paths. */

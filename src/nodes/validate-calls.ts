@@ -7,7 +7,7 @@ import { proposedCalls } from "../contracts/calls.js";
 import { limitWrites, planCall } from "../graph/validation.js";
 import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { egressNote, taintOf } from "../graph/taint.js";
+import { egressNotes, taintOf } from "../graph/taint.js";
 
 /** `validate_calls`, a stage of `call_model`'s step after the guard: decides every proposed call's status; pure, no side effects. */
 export function makeValidateCalls(deps: { registry: ToolRegistry }) {
@@ -19,9 +19,7 @@ export function makeValidateCalls(deps: { registry: ToolRegistry }) {
       registry: deps.registry,
       user: userOf(options),
       allowedTool: allowedToolForStep(options, run.steps),
-      ...(taint
-        ? { egressNote: (args: Record<string, unknown>) => egressNote(args, taint, state.messages, deps.registry) }
-        : {}),
+      ...(taint ? { egressNote: egressNotes(taint, state.messages, deps.registry) } : {}),
     };
     const planned = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
     const calls = limitWrites(planned, options.writesPerStep);

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { egressNote, egressReason, taintOf } from "../../../src/graph/taint.js";
+import { egressNotes, egressReason, taintOf } from "../../../src/graph/taint.js";
 import { planCall } from "../../../src/graph/validation.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { defineTool } from "../../../src/tools/types.js";
@@ -69,21 +69,19 @@ describe("taint: what the thread read from sources that may carry instructions",
       }),
       result("inventory", { owner: "team payments-core on-call rota" }),
     ];
-    const note = egressNote(
-      {
-        channel: "#ops",
-        message:
-          "Summary about payment-service errors: PAY-5031 connection pool exhausted (db=10.20.30.40:5432). Owner: team payments-core on-call rota.",
-      },
-      { sources: ["search_logs"] },
-      messages,
-      registry,
-    );
+    const noteOf = egressNotes({ sources: ["search_logs"] }, messages, registry);
+    const note = noteOf({
+      channel: "#ops",
+      message:
+        "Summary about payment-service errors: PAY-5031 connection pool exhausted (db=10.20.30.40:5432). Owner: team payments-core on-call rota.",
+    });
     expect(note.sources).toEqual(["search_logs"]);
     // The user's own words and the trusted tool's text are not flagged; the log line is, with its source.
     expect(note.copied).toEqual([
       { field: "message", text: "PAY-5031 connection pool exhausted (db=10.20.30.40:5432)", from: "search_logs" },
     ]);
+    // A second egress call of the same step is judged against the same results.
+    expect(noteOf({ channel: "#ops", message: "nothing copied here" }).copied).toEqual([]);
   });
 
   it("plans an egress call in a tainted thread as a high-risk wait with its note; untainted, it runs", () => {
