@@ -6,6 +6,7 @@ import { defineTool, type ToolDefinition } from "../../src/tools/types.js";
 import { applyToolPolicy } from "../../src/tools/policy.js";
 import type { ToolPolicy } from "../../src/config/schema.js";
 import { createHarness } from "../fixtures/harness.js";
+import { collectEvents } from "../../src/service/recorded-events.js";
 import { answerMessage, callsMessage, type ScriptStep } from "../fixtures/scripted-model.js";
 
 const LOG_LINE = "09:12:01 ERROR PAY-5031 connection pool exhausted (db=10.20.30.40:5432)";
@@ -139,6 +140,26 @@ describe("egress control: data that came from outside does not leave without a p
       ).toBe(false);
       expect(posted).toHaveLength(1);
     }
+  });
+
+  it("refuses an answer with other args' hash, and an approval by a viewer, as for any high-risk call: nothing is posted", async () => {
+    const posted: string[] = [];
+    const harness = harnessWith([...investigate, ...postSummary], egressTools(posted));
+    const { threadId } = await harness.ask("what is wrong with payment-service?");
+    const asked = await harness.askOn(threadId, "post the summary to #ops");
+    const call = asked.events.find((event): event is Pause => event.type === "loop_interrupt")!.calls[0]!;
+    const answer = (user: { id: string; role: string }, argsHash: string) =>
+      harness.runtime
+        .resumeRun({ threadId, user, resume: { decisions: [{ callId: call.callId, action: "approve", argsHash }] } })
+        .then((stream) => collectEvents(stream));
+    await expect(answer(harness.user, "0".repeat(64))).rejects.toMatchObject({
+      name: "ResumeRejectedError",
+      message: expect.stringContaining("argsHash mismatch"),
+    });
+    await expect(answer({ id: harness.user.id, role: "viewer" }, call.argsHash)).rejects.toMatchObject({
+      name: "PermissionDeniedError",
+    });
+    expect(posted).toEqual([]);
   });
 
   it("rejecting the egress pause posts nothing and tells the model", async () => {
