@@ -91,6 +91,11 @@ export const EnvSchema = z.object({
     .describe(
       "Context window of the model in tokens (prompt and reply); unset: the model family's (gpt-4o/4.1 128000, gpt-3.5 16385, qwen 32768, claude 200000, demo 32000, others 8192)",
     ),
+  OPSPILOT_CONTEXT_TARGET_TOKENS: integer(1_024, 10_000_000)
+    .optional()
+    .describe(
+      "Prompt tokens a model request aims to stay under: above it, older turns and steps fold into working memory (the latest step may pass it); at or above the window's prompt limit, requests may fill the window; unset: a quarter of the prompt limit, at least 6144",
+    ),
   OPSPILOT_DB: z
     .string()
     .default("./.opspilot/opspilot.sqlite")

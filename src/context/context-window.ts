@@ -1,5 +1,5 @@
 import { SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { inputLimitOf, type ContextBudget } from "../models/context-budget.js";
+import { inputLimitOf, targetOf, type ContextBudget } from "../models/context-budget.js";
 import { utf8Bytes } from "../models/token-count.js";
 import { compactMemory, renderMemory, SHOW_ALL } from "./memory-block.js";
 import type { WorkingMemory } from "./memory.js";
@@ -39,6 +39,8 @@ export interface ModelRequest {
   tokens: number;
   /** The prompt limit it was built for. */
   limit: number;
+  /** The size it aimed for: earlier turns and steps fold into working memory above it; only the latest step may pass it. */
+  target: number;
   /** Messages of the history the request leaves out (memory stands in for them). */
   omitted: number;
   /** Whether it fits: false only when the prompt, tools and the latest step cannot fit at all. */
@@ -56,34 +58,38 @@ const HARD_LIMIT = 0.6;
 const MERGE_TARGET = 0.75;
 /** The least a cut result keeps. */
 const MIN_RESULT_TOKENS = 120;
+/** Room a request's target leaves the conversation at least, beyond the prompt and tools (a large tool set raises it). */
+const MIN_CONVERSATION_TOKENS = 2_048;
 
 /**
  * Builds the messages of one model request: the system prompt with the working memory of
  * what is left out, whole earlier turns as far as they fit (newest first; then only their
- * questions and answers), and the current run's latest units. Pure: the caller persists the
- * returned memory and keeps the history whole.
+ * questions and answers), and the current run's latest units. Everything but the latest step
+ * fits the budget's target; the latest step may take the rest of the limit. Pure: the caller
+ * persists the returned memory and keeps the history whole.
  */
 export function buildRequest(parts: RequestParts, options: WindowOptions): ModelRequest {
   const { meter } = options;
   const ceiling = Math.min(inputLimitOf(options.budget), options.refusedTokens ?? Number.POSITIVE_INFINITY);
   const limit = Math.floor(ceiling * (options.hard ? HARD_LIMIT : 1));
+  // A harder request aims for its own limit, which is already well under the refused one.
+  const target = options.hard ? limit : Math.min(limit, targetOf(options.budget));
   // Most requests are small: when the byte lengths alone fit, nothing is tokenized.
   if (!options.hard) {
     const fixedBound = PER_REQUEST + 4 + utf8Bytes(parts.systemPrompt) + toolsBound(parts.tools);
-    const bound = fixedBound + historyBound(parts.history, limit - fixedBound, meter);
-    if (bound <= limit)
-      return {
-        messages: [new SystemMessage(parts.systemPrompt), ...parts.history],
-        tokens: bound,
-        limit,
-        omitted: 0,
-        fits: true,
-      };
+    const bound = fixedBound + historyBound(parts.history, target - fixedBound, meter);
+    if (bound <= target) return wholeHistory(parts, { tokens: bound, limit, target });
   }
   const fixed = PER_REQUEST + 4 + meter.text(parts.systemPrompt) + meter.tools(parts.tools);
+  const aim = Math.min(limit, Math.max(target, fixed + MIN_CONVERSATION_TOKENS));
+  // The prompt and tool schemas (counted once, then remembered) may hold most of the bytes: the history is not tokenized either.
+  if (!options.hard) {
+    const bound = fixed + historyBound(parts.history, aim - fixed, meter);
+    if (bound <= aim) return wholeHistory(parts, { tokens: bound, limit, target: aim });
+  }
   const turns = splitTurns(parts.history);
   const texts = turnTexts(turns);
-  const share = Math.floor(Math.max(0, limit - fixed) * (options.hard ? HARD_MEMORY_SHARE : MEMORY_SHARE));
+  const share = Math.floor(Math.max(0, aim - fixed) * (options.hard ? HARD_MEMORY_SHARE : MEMORY_SHARE));
   let memory = parts.memory;
   let merged = false;
   const whole = renderMemory(memory, texts, SHOW_ALL);
@@ -96,9 +102,12 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
   const latestCalls = new Set(turns.at(-1)?.units.at(-1)?.callIds ?? []);
   const reserved = renderMemory(memory, texts, { ...SHOW_ALL, callIds: latestCalls });
   // The bytes bound leaves less room; when even that room takes the whole history, counting would choose the same.
-  let chosen = chooseMessages(turns, limit - fixed - utf8Bytes(reserved) - 2, meter);
-  if (!takesAll(chosen.messages, parts.history))
-    chosen = chooseMessages(turns, limit - fixed - meter.text(reserved) - 2, meter);
+  const rooms = (memoryTokens: number) => ({
+    room: aim - fixed - memoryTokens - 2,
+    latestRoom: limit - fixed - memoryTokens - 2,
+  });
+  let chosen = chooseMessages(turns, rooms(utf8Bytes(reserved)), meter);
+  if (!takesAll(chosen.messages, parts.history)) chosen = chooseMessages(turns, rooms(meter.text(reserved)), meter);
   const kept = new Set(chosen.messages);
   const callIds = new Set(
     chosen.messages.flatMap((message) => (ToolMessage.isInstance(message) ? [message.tool_call_id] : [])),
@@ -112,10 +121,16 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
     messages,
     tokens,
     limit,
+    target: aim,
     omitted: parts.history.filter((message) => !kept.has(message)).length,
     fits: tokens <= limit,
     ...(merged ? { memory } : {}),
   };
+}
+
+/** The request of the whole history as it is, and no memory block: it leaves nothing out. */
+function wholeHistory(parts: RequestParts, size: Pick<ModelRequest, "tokens" | "limit" | "target">): ModelRequest {
+  return { messages: [new SystemMessage(parts.systemPrompt), ...parts.history], ...size, omitted: 0, fits: true };
 }
 
 /** Whether `chosen` is the whole history, every message as it is. */
@@ -123,12 +138,19 @@ function takesAll(chosen: readonly BaseMessage[], history: readonly BaseMessage[
   return chosen.length === history.length && chosen.every((message, index) => message === history[index]);
 }
 
-/** The history messages a request carries within `room` tokens, and the first turn of the run of whole turns. */
-function chooseMessages(turns: readonly Turn[], room: number, meter: TokenMeter) {
+/** Tokens the history may take: `room` for all of it, `latestRoom` for the latest step alone. */
+interface Rooms {
+  room: number;
+  latestRoom: number;
+}
+
+/** The history messages a request carries within its rooms, and the first turn of the run of whole turns. */
+function chooseMessages(turns: readonly Turn[], rooms: Rooms, meter: TokenMeter) {
   const current = turns.at(-1);
   if (!current) return { messages: [] as BaseMessage[], wholeFrom: 0 };
+  const { room } = rooms;
   const tokensOf = (messages: readonly BaseMessage[]) => messages.reduce((sum, m) => sum + meter.message(m), 0);
-  const latest = latestMessages(current, room, meter);
+  const latest = latestMessages(current, rooms, meter);
   let used = tokensOf(latest);
   let wholeFrom = latest.length === turnMessages(current).length ? current.turn : current.turn + 1;
   let condensing = wholeFrom !== current.turn;
@@ -154,10 +176,10 @@ function chooseMessages(turns: readonly Turn[], room: number, meter: TokenMeter)
 }
 
 /**
- * The current turn's messages within `room`: its user message and its newest units, as
- * many as fit; the latest unit always, its results cut when even it does not fit.
+ * The current turn's messages: its user message and its newest units, as many as fit `room`;
+ * the latest unit always, its results cut only when it does not fit `latestRoom`.
  */
-function latestMessages(turn: Turn, room: number, meter: TokenMeter): BaseMessage[] {
+function latestMessages(turn: Turn, { room, latestRoom }: Rooms, meter: TokenMeter): BaseMessage[] {
   const head = turn.head ? [turn.head] : [];
   const units: Unit[] = [];
   let used = head.reduce((sum, m) => sum + meter.message(m), 0);
@@ -169,7 +191,7 @@ function latestMessages(turn: Turn, room: number, meter: TokenMeter): BaseMessag
     used += tokens;
   }
   const messages = [...head, ...units.flatMap((unit) => unit.messages)];
-  return used <= room ? messages : squeeze(messages, room, meter);
+  return used <= latestRoom ? messages : squeeze(messages, latestRoom, meter);
 }
 
 /** The messages with their results (then the user message) cut so that together they fit `room`. */

@@ -12,6 +12,8 @@ export interface ContextBudget {
   encoding: Encoding;
   /** The model family the defaults came from: gpt-4o, gpt-4.1, gpt-3.5, qwen, claude, demo or unknown. */
   family: string;
+  /** Prompt tokens a request aims to stay under: older turns fold into working memory above it; absent, the prompt limit. */
+  targetTokens?: number;
 }
 
 /** What the budget is derived from. */
@@ -20,6 +22,8 @@ export interface ContextBudgetSource {
   model: string;
   /** `OPSPILOT_CONTEXT_TOKENS`: the window, when the operator knows it better than the family default. */
   contextTokens?: number;
+  /** `OPSPILOT_CONTEXT_TARGET_TOKENS`: the request size to aim for, when the default share of the window is not wanted. */
+  targetTokens?: number;
 }
 
 interface Family {
@@ -49,17 +53,35 @@ const DEMO: Family = { name: "demo", pattern: /^demo$/, windowTokens: 32_000, en
 /** Llama, Mistral, a model served by Ollama or anything else unknown: a small window and a wide margin. */
 const UNKNOWN: Family = { name: "unknown", pattern: /$^/, windowTokens: 8_192, encoding: "cl100k_base", margin: 1.25 };
 
-/** The context budget of the configured model: the family's defaults, `OPSPILOT_CONTEXT_TOKENS` over its window. */
+/**
+ * The default target: a quarter of the prompt limit, at least 6,144 tokens (a small window keeps
+ * most of itself). Measured on the 40-step context bench: it keeps every request there under
+ * 0.6× of LangChain's summarization at step 40 and over the thread, the turn-2 fact included.
+ */
+const TARGET_SHARE = 0.25;
+const TARGET_FLOOR = 6_144;
+
+/**
+ * The context budget of the configured model: the family's defaults, `OPSPILOT_CONTEXT_TOKENS`
+ * over its window and `OPSPILOT_CONTEXT_TARGET_TOKENS` over the default target.
+ */
 export function contextBudgetFor(source: ContextBudgetSource): ContextBudget {
   const family = familyOf(source.model);
   const windowTokens = source.contextTokens ?? family.windowTokens;
+  const reserveOutputTokens = reserveFor(windowTokens);
   return {
     windowTokens,
-    reserveOutputTokens: reserveFor(windowTokens),
+    reserveOutputTokens,
     margin: family.margin,
     encoding: family.encoding,
     family: family.name,
+    targetTokens: targetFor(windowTokens - reserveOutputTokens, source.targetTokens),
   };
+}
+
+/** The request size to aim for: `explicit`, or a quarter of the prompt limit and at least 6,144; never above the limit. */
+export function targetFor(promptLimit: number, explicit?: number): number {
+  return Math.min(promptLimit, explicit ?? Math.max(TARGET_FLOOR, Math.floor(promptLimit * TARGET_SHARE)));
 }
 
 /** Tokens kept for the reply: 4096 in a large window, an eighth of a small one. */
@@ -70,6 +92,11 @@ export function reserveFor(windowTokens: number): number {
 /** Tokens a request's prompt may use: the window less the reply's reserve. */
 export function inputLimitOf(budget: ContextBudget): number {
   return budget.windowTokens - budget.reserveOutputTokens;
+}
+
+/** Tokens a request's prompt aims to stay under: the budget's target, never above its prompt limit. */
+export function targetOf(budget: ContextBudget): number {
+  return Math.min(inputLimitOf(budget), budget.targetTokens ?? Number.POSITIVE_INFINITY);
 }
 
 function familyOf(model: string): Family {

@@ -6,7 +6,7 @@ import { emptyMemory, memoryEntry, type MemoryEntry, type WorkingMemory } from "
 import { checkPairing, pairingHolds } from "../../../src/graph/pairing.js";
 import { tokenMeter } from "../../../src/context/request-tokens.js";
 import { toolMessage } from "../../../src/execution/tool-message.js";
-import { contextBudgetFor, inputLimitOf, type ContextBudget } from "../../../src/models/context-budget.js";
+import { contextBudgetFor, inputLimitOf, targetOf, type ContextBudget } from "../../../src/models/context-budget.js";
 import { checkPairing as openAIPairing, type WireMessage } from "../../fixtures/openai-server.js";
 
 const PROMPT = "You are opspilot, an operations assistant. Answer in the user's language.";
@@ -39,6 +39,7 @@ const threadShape = fc.record({
   turns: fc.array(turnShape, { minLength: 1, maxLength: 9 }),
   windowTokens: fc.integer({ min: 2_048, max: 40_000 }),
   family: fc.constantFrom("openai:gpt-4o-mini", "openai:qwen-plus", "openai:llama3.1", "demo"),
+  target: fc.option(fc.integer({ min: 1_024, max: 40_000 }), { nil: undefined }),
   maxChars: fc.constantFrom(1_000, 4_000, 16_000),
   hard: fc.boolean(),
 });
@@ -125,8 +126,8 @@ function wire(messages: BaseMessage[]): WireMessage[] {
   });
 }
 
-function budgetOf(family: string, windowTokens: number): ContextBudget {
-  return contextBudgetFor({ model: family, contextTokens: windowTokens });
+function budgetOf(family: string, windowTokens: number, targetTokens?: number): ContextBudget {
+  return contextBudgetFor({ model: family, contextTokens: windowTokens, targetTokens });
 }
 
 describe("a model request built for the window", () => {
@@ -134,7 +135,7 @@ describe("a model request built for the window", () => {
     fc.assert(
       fc.property(threadShape, (shape) => {
         const { history, memory } = buildThread(shape);
-        const budget = budgetOf(shape.family, shape.windowTokens);
+        const budget = budgetOf(shape.family, shape.windowTokens, shape.target);
         const meter = tokenMeter(budget);
         const parts: RequestParts = { systemPrompt: PROMPT, tools: TOOLS, history, memory };
         const request = buildRequest(parts, { budget, meter, hard: shape.hard });
@@ -156,6 +157,11 @@ describe("a model request built for the window", () => {
         // A limit of a 6,000-token window's or more holds the prompt, the tools and any latest step (a hard retry's is 0.6 of its window's).
         if (request.limit >= inputLimitOf(budgetOf(shape.family, 6_000))) expect(request.fits).toBe(true);
         if (request.fits) expect(request.tokens).toBeLessThanOrEqual(request.limit);
+        // Only the current question and the latest step may pass the target; a harder request aims for its limit.
+        expect(request.target).toBeLessThanOrEqual(request.limit);
+        if (shape.hard) expect(request.target).toBe(request.limit);
+        if (request.tokens > request.target)
+          expect(carried.map((m) => m.id)).toEqual([...new Set([tail[0]!.id, ...latestStep.map((m) => m.id)])]);
         // Whatever is left out is in the memory block, by call id.
         const omittedCalls = history
           .filter((m) => ToolMessage.isInstance(m) && !carried.some((c) => c.id === m.id))
@@ -192,5 +198,105 @@ describe("a model request built for the window", () => {
       fits: true,
       memory: undefined,
     });
+  });
+});
+
+describe("a request's target", () => {
+  /** `turns` turns of one call each, its result about `chars` characters of English log lines. */
+  const thread = (turns: number, chars: number, maxChars: ThreadShape["maxChars"] = 4_000) =>
+    buildThread({
+      turns: Array.from({ length: turns }, () => ({
+        zh: false,
+        questionChars: 40,
+        steps: [[{ zh: false, chars, ok: true }]],
+        answered: true,
+      })),
+      maxChars,
+    });
+  const tokensOf = (meter: ReturnType<typeof tokenMeter>, messages: readonly BaseMessage[]) =>
+    3 + meter.tools(TOOLS) + messages.reduce((sum, m) => sum + meter.message(m), 0);
+
+  it("defaults to a quarter of the prompt limit, at least 6,144 tokens, and never more than the limit", () => {
+    expect(targetOf(budgetOf("openai:gpt-4o-mini", 32_000))).toBe(7_000);
+    expect(targetOf(budgetOf("openai:gpt-4o-mini", 128_000))).toBe(30_976);
+    expect(targetOf(budgetOf("openai:gpt-3.5-turbo", 16_385))).toBe(6_144);
+    expect(targetOf(budgetOf("openai:llama3.1", 4_096))).toBe(3_584);
+    expect(targetOf(budgetOf("openai:gpt-4o-mini", 32_000, 12_000))).toBe(12_000);
+    expect(targetOf(budgetOf("openai:gpt-4o-mini", 32_000, 50_000))).toBe(28_000);
+  });
+
+  it("folds the turns above the target into working memory, and a request at the limit carries them all", () => {
+    const { history, memory } = thread(12, 3_000);
+    const parts: RequestParts = { systemPrompt: PROMPT, tools: TOOLS, history, memory };
+    const whole = budgetOf("openai:gpt-4o-mini", 32_000, 28_000);
+    const full = buildRequest(parts, { budget: whole, meter: tokenMeter(whole) });
+    expect(full.omitted).toBe(0);
+    expect(full.tokens).toBeGreaterThan(6_000);
+
+    const budget = budgetOf("openai:gpt-4o-mini", 32_000, 3_000);
+    const meter = tokenMeter(budget);
+    const request = buildRequest(parts, { budget, meter });
+    expect({ limit: request.limit, target: request.target, fits: request.fits }).toEqual({
+      limit: 28_000,
+      target: 3_000,
+      fits: true,
+    });
+    expect(request.tokens).toBeLessThanOrEqual(3_000);
+    expect(tokensOf(meter, request.messages)).toBe(request.tokens);
+    // The latest step travels whole; the results left out are listed in memory by call id, for read_result.
+    expect(request.messages.slice(-3)).toEqual(history.slice(-3));
+    const block = String(request.messages[0]!.content);
+    const left = history.filter((m) => ToolMessage.isInstance(m) && !request.messages.includes(m));
+    expect(left.length).toBeGreaterThan(8);
+    for (const message of left) expect(block).toContain((message as ToolMessage).tool_call_id);
+    // Every question of the thread is still there, at least in a condensed turn.
+    for (const question of history.filter((m) => m.getType() === "human"))
+      expect(request.messages.some((m) => m.id === question.id)).toBe(true);
+  });
+
+  it("lets the latest step pass the target up to the limit, whole, rather than cut it", () => {
+    const { history, memory } = thread(4, 16_000, 16_000);
+    const budget = budgetOf("openai:gpt-4o-mini", 32_000, 2_500);
+    const meter = tokenMeter(budget);
+    const request = buildRequest({ systemPrompt: PROMPT, tools: TOOLS, history, memory }, { budget, meter });
+    const latest = history.slice(-3);
+    expect(request.tokens).toBeGreaterThan(request.target);
+    expect(request.fits).toBe(true);
+    expect(request.messages.slice(1)).toEqual(latest);
+    expect(request.messages.at(-1)!.content).toBe(latest.at(-1)!.content);
+  });
+
+  it("sends a small history whole without tokenizing it when the tool schemas alone pass the target by bytes", () => {
+    const tools = Array.from({ length: 12 }, (_, i) => ({
+      type: "function",
+      function: { ...TOOLS[0]!.function, name: `search_logs_${i}`, description: "读取一个服务最近的日志。".repeat(12) },
+    }));
+    const history = [
+      new HumanMessage({ id: "h1", content: "看看支付服务最近报错" }),
+      new AIMessage({ id: "a1", content: "支付服务在 prod 有 PAY-5031 报错。" }),
+    ];
+    const budget = budgetOf("openai:gpt-4o-mini", 32_000, 6_144);
+    const counted: string[] = [];
+    const real = tokenMeter(budget);
+    const meter = tokenMeter(budget, {
+      encoding: "o200k_base",
+      count: (text) => (counted.push(text), real.text(text)),
+    });
+    const request = buildRequest({ systemPrompt: PROMPT, tools, history, memory: emptyMemory() }, { budget, meter });
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeGreaterThan(request.target);
+    expect(request.messages.slice(1)).toEqual(history);
+    expect(request.tokens).toBeLessThanOrEqual(request.target);
+    expect(counted.some((text) => history.some((m) => text.includes(String(m.content))))).toBe(false);
+  });
+
+  it("gives way to a request built again after a refusal: that one aims for its own, smaller limit", () => {
+    const { history, memory } = thread(12, 3_000);
+    const budget = budgetOf("openai:gpt-4o-mini", 32_000);
+    const request = buildRequest(
+      { systemPrompt: PROMPT, tools: TOOLS, history, memory },
+      { budget, meter: tokenMeter(budget), hard: true, refusedTokens: 5_000 },
+    );
+    expect({ limit: request.limit, target: request.target }).toEqual({ limit: 3_000, target: 3_000 });
+    expect(request.tokens).toBeLessThanOrEqual(3_000);
   });
 });

@@ -36,10 +36,31 @@ describe("the context budget of a model", () => {
       margin: 1.25,
       encoding: "cl100k_base",
       family: "unknown",
+      targetTokens: 15_360,
     });
     expect(() => loadEnv({ OPSPILOT_CONTEXT_TOKENS: "1000" })).toThrow(ConfigError);
     expect(() => loadEnv({ OPSPILOT_CONTEXT_TOKENS: "lots" })).toThrow(/OPSPILOT_CONTEXT_TOKENS/);
   });
+
+  it("takes OPSPILOT_CONTEXT_TARGET_TOKENS over the default target, within the window's prompt limit", () => {
+    const env = loadEnv({ OPSPILOT_MODEL: "openai:qwen-plus", OPSPILOT_CONTEXT_TARGET_TOKENS: "12000" });
+    const source = { model: env.OPSPILOT_MODEL, targetTokens: env.OPSPILOT_CONTEXT_TARGET_TOKENS };
+    expect(contextBudgetFor(source).targetTokens).toBe(12_000);
+    expect(contextBudgetFor({ ...source, contextTokens: 8_192 }).targetTokens).toBe(8_192 - 1_024);
+    expect(contextBudgetFor({ model: "openai:qwen-plus" }).targetTokens).toBe(7_168);
+    expect(loadEnv({ OPSPILOT_CONTEXT_TARGET_TOKENS: "" }).OPSPILOT_CONTEXT_TARGET_TOKENS).toBeUndefined();
+  });
+
+  it.each(["lots", "500", "12000.5", "-1"])(
+    "refuses OPSPILOT_CONTEXT_TARGET_TOKENS=%s with a message that says why",
+    (value) => {
+      expect(() => loadEnv({ OPSPILOT_CONTEXT_TARGET_TOKENS: value })).toThrow(
+        new ConfigError(
+          "Invalid environment: OPSPILOT_CONTEXT_TARGET_TOKENS must be an integer from 1024 to 10000000.",
+        ),
+      );
+    },
+  );
 });
 
 describe("the offline token counter", () => {
