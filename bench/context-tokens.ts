@@ -6,7 +6,7 @@ import { createAgent, summarizationMiddleware } from "langchain";
 import { z } from "zod";
 import { wireLoop } from "../src/app/wire-loop.js";
 import { tokenMeter } from "../src/context/request-tokens.js";
-import { contextBudgetFor } from "../src/models/context-budget.js";
+import { contextBudgetFor, targetOf } from "../src/models/context-budget.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/recorded-events.js";
 import { openSqlite } from "../src/storage/open-sqlite.js";
@@ -41,6 +41,8 @@ export interface ContextTokensRun {
 /** Both runs and how they compare. */
 export interface ContextTokensResult {
   options: ContextTokensOptions;
+  /** The bounded run's target: the request size it aims for within the window (its budget's default). */
+  targetTokens: number;
   bounded: ContextTokensRun;
   unbounded: ContextTokensRun;
   /** Mean request tokens per step, unbounded over bounded. */
@@ -232,6 +234,7 @@ export async function runContextTokens(
   const before = mean(bounded.tokens.slice(-20, -10));
   return {
     options,
+    targetTokens: targetOf(contextBudgetFor({ model: options.model, contextTokens: options.windowTokens })),
     bounded,
     unbounded,
     meanRatio: round(mean(unbounded.tokens) / mean(bounded.tokens)),

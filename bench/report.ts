@@ -201,7 +201,7 @@ export function contextTokensTable(result: ContextTokensResult): string {
     ["run", ...headers, "last step", "max", "all requests", "turn-2 fact at the end", "loop ms/step"],
     [
       row(result.unbounded, "no budget (whole history)"),
-      row(result.bounded, `budget, window ${result.options.windowTokens}`),
+      row(result.bounded, `budget, window ${result.options.windowTokens}, target ${result.targetTokens}`),
       row(result.summarized, `createAgent + summarizationMiddleware (${result.summarized.summarizerCalls} summaries)`),
     ],
   );

@@ -249,10 +249,10 @@ async function main(): Promise<void> {
     }
     for (const item of regressed)
       console.error(
-        `bench gate: ${item.name} regressed from ${item.baseline.toFixed(2)} to ${item.current.toFixed(2)}`,
+        `bench gate: ${item.name} regressed from ${item.baseline.toFixed(2)} to ${item.current.toFixed(2)}${item.goal === undefined ? "" : `, above its goal of ${item.goal.toFixed(2)}`}`,
       );
     console.log(
-      `bench gate: ${Object.keys(gated).length} ratios checked, ${regressed.length} regressed more than 30 %`,
+      `bench gate: ${Object.keys(gated).length} ratios checked, ${regressed.length} regressed more than 30 % or passed a goal`,
     );
     if (regressed.length > 0) process.exitCode = 1;
   }

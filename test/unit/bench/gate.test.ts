@@ -36,6 +36,17 @@ describe("the bench regression gate", () => {
     ]);
   });
 
+  it("fails a ratio with a goal above that goal, even within 30 % of its baseline", () => {
+    const step40 = "request tokens: opspilot / createAgent+summarization, step 40";
+    const thread = "request tokens: opspilot / createAgent+summarization, whole thread";
+    const base = baseline({ [step40]: 0.5, [thread]: 0.3 });
+    expect(regressions({ [step40]: 0.6, [thread]: 0.38 }, base)).toEqual([]);
+    expect(regressions({ [step40]: 0.61, [thread]: 0.4 }, base)).toEqual([
+      { name: step40, baseline: 0.5, current: 0.61, goal: 0.6 },
+      { name: thread, baseline: 0.3, current: 0.4 },
+    ]);
+  });
+
   it("skips ratios the baseline does not have", () => {
     expect(regressions({ "a new ratio": 9 }, baseline({}))).toEqual([]);
   });
