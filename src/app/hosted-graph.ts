@@ -111,7 +111,11 @@ async function sharedStorage(databaseUrl: string, demo: { close(): void }) {
   }
 }
 
-/** The context budget of the configured model, `OPSPILOT_CONTEXT_TOKENS` over its family's window. */
+/** The context budget of the configured model: `OPSPILOT_CONTEXT_TOKENS` over its family's window, `OPSPILOT_CONTEXT_TARGET_TOKENS` over its target. */
 export function contextBudgetOf(env: Env): ContextBudget {
-  return contextBudgetFor({ model: env.OPSPILOT_MODEL, contextTokens: env.OPSPILOT_CONTEXT_TOKENS });
+  return contextBudgetFor({
+    model: env.OPSPILOT_MODEL,
+    contextTokens: env.OPSPILOT_CONTEXT_TOKENS,
+    targetTokens: env.OPSPILOT_CONTEXT_TARGET_TOKENS,
+  });
 }

@@ -6,6 +6,7 @@ import { contextBudgetFor, inputLimitOf } from "../../../src/models/context-budg
 import { tokenCounter } from "../../../src/models/token-count.js";
 import { loadEnv } from "../../../src/config/env.js";
 import { ConfigError } from "../../../src/contracts/errors.js";
+import { contextBudgetOf } from "../../../src/app/hosted-graph.js";
 
 describe("the context budget of a model", () => {
   it.each([
@@ -49,6 +50,12 @@ describe("the context budget of a model", () => {
     expect(contextBudgetFor({ ...source, contextTokens: 8_192 }).targetTokens).toBe(8_192 - 1_024);
     expect(contextBudgetFor({ model: "openai:qwen-plus" }).targetTokens).toBe(7_168);
     expect(loadEnv({ OPSPILOT_CONTEXT_TARGET_TOKENS: "" }).OPSPILOT_CONTEXT_TARGET_TOKENS).toBeUndefined();
+  });
+
+  it("is what the server, the CLI and the hosted graph build from the environment, the target included", () => {
+    const env = loadEnv({ OPSPILOT_MODEL: "openai:qwen-plus", OPSPILOT_CONTEXT_TARGET_TOKENS: "12000" });
+    expect(contextBudgetOf(env).targetTokens).toBe(12_000);
+    expect(contextBudgetOf(loadEnv({ OPSPILOT_MODEL: "openai:qwen-plus" })).targetTokens).toBe(7_168);
   });
 
   it.each(["lots", "500", "12000.5", "-1"])(
