@@ -108,15 +108,19 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
   });
   let chosen = chooseMessages(turns, rooms(utf8Bytes(reserved)), meter);
   if (!takesAll(chosen.messages, parts.history)) chosen = chooseMessages(turns, rooms(meter.text(reserved)), meter);
+  let built = assembled(parts, memory, texts, chosen, meter);
+  // The memory block shrinks or grows with what the messages carry: when earlier turns pushed the
+  // request past its aim, choose again in the room they overshot by (the latest step may pass it alone).
+  for (let overshoot = built.tokens - aim, tries = 0; overshoot > 0 && tries < 3; tries += 1) {
+    const { room, latestRoom } = rooms(meter.text(reserved));
+    const retry = chooseMessages(turns, { room: room - overshoot - tries * 8, latestRoom }, meter);
+    if (retry.messages.length >= chosen.messages.length) break;
+    chosen = retry;
+    built = assembled(parts, memory, texts, chosen, meter);
+    overshoot = built.tokens - aim;
+  }
+  const { messages, tokens } = built;
   const kept = new Set(chosen.messages);
-  const callIds = new Set(
-    chosen.messages.flatMap((message) => (ToolMessage.isInstance(message) ? [message.tool_call_id] : [])),
-  );
-  const block = renderMemory(memory, texts, { callIds, wholeFrom: chosen.wholeFrom });
-  const system = new SystemMessage(block ? `${parts.systemPrompt}\n\n${block}` : parts.systemPrompt);
-  const messages = [system, ...chosen.messages];
-  const tokens =
-    PER_REQUEST + meter.tools(parts.tools) + messages.reduce((sum, message) => sum + meter.message(message), 0);
   return {
     messages,
     tokens,
@@ -126,6 +130,25 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
     fits: tokens <= limit,
     ...(merged ? { memory } : {}),
   };
+}
+
+/** The request of the chosen messages: the system message with the memory of what they leave out, then them. */
+function assembled(
+  parts: RequestParts,
+  memory: WorkingMemory,
+  texts: ReturnType<typeof turnTexts>,
+  chosen: { messages: BaseMessage[]; wholeFrom: number },
+  meter: TokenMeter,
+): { messages: BaseMessage[]; tokens: number } {
+  const callIds = new Set(
+    chosen.messages.flatMap((message) => (ToolMessage.isInstance(message) ? [message.tool_call_id] : [])),
+  );
+  const block = renderMemory(memory, texts, { callIds, wholeFrom: chosen.wholeFrom });
+  const system = new SystemMessage(block ? `${parts.systemPrompt}\n\n${block}` : parts.systemPrompt);
+  const messages = [system, ...chosen.messages];
+  const tokens =
+    PER_REQUEST + meter.tools(parts.tools) + messages.reduce((sum, message) => sum + meter.message(message), 0);
+  return { messages, tokens };
 }
 
 /** The request of the whole history as it is, and no memory block: it leaves nothing out. */
