@@ -1,6 +1,6 @@
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AgentInput, AgentState } from "../graph/state.js";
+import { AgentInput, AgentState, agentState } from "../graph/state.js";
 import { RunOptionsSchema } from "../graph/config.js";
 import {
   routeAfterExecute,
@@ -37,7 +37,12 @@ export interface GraphDeps {
   contextBudget?: ContextBudget;
   /** The `rateLimit` budgets, shared by every process on PostgreSQL (this process's memory when omitted). */
   rateLimits?: ToolRateLimits;
+  /** False when only each thread's latest checkpoint is kept: every checkpoint then stores the whole state. */
+  keepHistory?: boolean;
 }
+
+/** The state when only the latest checkpoint is kept: every checkpoint stores every channel whole. */
+const LATEST_ONLY = agentState({ delta: false });
 
 /**
  * The uncompiled graph of design §1: six nodes, each routed by a pure function of the state
@@ -45,7 +50,11 @@ export interface GraphDeps {
  */
 export function buildGraph(deps: GraphDeps) {
   const cancellations = deps.cancellations ?? noCancelSignals;
-  return new StateGraph({ state: AgentState, input: AgentInput, context: RunOptionsSchema })
+  return new StateGraph({
+    state: deps.keepHistory === false ? LATEST_ONLY : AgentState,
+    input: AgentInput,
+    context: RunOptionsSchema,
+  })
     .addNode("call_model", makeCallModel({ ...deps, cancellations, recorder: deps.storage }))
     .addNode("guard_calls", makeGuardCalls(deps))
     .addNode("validate_calls", makeValidateCalls(deps))

@@ -40,6 +40,7 @@ export function wireLoop(parts: LoopParts): { graph: OpsPilotGraph; runtime: Run
       cancellations,
       contextBudget: parts.contextBudget,
       rateLimits: parts.rateLimits,
+      keepHistory: parts.keepHistory,
     },
     parts.checkpointer,
   );

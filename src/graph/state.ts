@@ -1,10 +1,12 @@
 import { z } from "zod";
-import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
+import { Annotation, MessagesZodMeta, type Messages } from "@langchain/langgraph";
 import { registry } from "@langchain/langgraph/zod";
 import type { Language } from "../contracts/language.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { PlannedCall } from "../contracts/calls.js";
 import { applyMemoryUpdate, emptyMemory, type MemoryUpdate, type WorkingMemory } from "../context/memory.js";
+import { foldedChannel, messagesChannel, threadMessagesReducer } from "./delta-state.js";
+import type { BaseMessage } from "@langchain/core/messages";
 
 /** Bookkeeping of the current run; reset when a new user message starts a run. */
 export interface RunInfo {
@@ -54,21 +56,44 @@ export interface StopInfo {
   detail: string;
 }
 
-const lastValue = <T>(initial: () => T) => Annotation<T>({ reducer: (_left, right) => right, default: initial });
+const latest = <T>(_value: T, write: T) => write;
+const lastValue = <T>(initial: () => T) => Annotation<T>({ reducer: latest, default: initial });
 
-/** The graph state, declared once. */
-export const AgentState = Annotation.Root({
-  /** Conversation: user, assistant and tool messages, in order. */
-  messages: MessagesAnnotation.spec.messages,
-  /** Counters and clock of the current run. */
-  run: lastValue<RunInfo | null>(() => null),
-  /** Calls of the latest model turn and their status. */
-  batch: lastValue<Batch | null>(() => null),
-  /** Set when the run stops on a limit, a cancel or an error. */
-  stop: lastValue<StopInfo | null>(() => null),
-  /** Working memory: a compact entry per finished call, merged when it outgrows its share of the window (design §2.10). */
-  memory: Annotation<WorkingMemory, MemoryUpdate>({ reducer: applyMemoryUpdate, default: emptyMemory }),
-});
+/**
+ * The graph state. With `delta` (the default, when the history is kept) `messages`, `memory`,
+ * `run` and `batch` are delta channels (contracts/checkpoints.ts): a checkpoint stores the step's
+ * writes to them and a full copy every 100 updates. Without it (only the latest checkpoint is
+ * kept) every checkpoint stores them whole, so compaction can drop all the ones before it.
+ * The reducers are the same either way, and LangGraph reads a thread written one way with the
+ * other, so switching `OPSPILOT_CHECKPOINTS` loses nothing.
+ */
+export function agentState(options: { delta?: boolean } = {}) {
+  const delta = options.delta ?? true;
+  const channel = <Value, Update>(update: (value: Value, write: Update) => Value, initial: () => Value) =>
+    delta
+      ? foldedChannel<Value, Update>(update, initial)
+      : Annotation<Value, Update>({ reducer: update, default: initial });
+  return Annotation.Root({
+    /** Conversation: user, assistant and tool messages, in order. */
+    messages: delta
+      ? messagesChannel()
+      : Annotation<BaseMessage[], Messages>({
+          reducer: (left, right) => threadMessagesReducer(left, [right]),
+          default: () => [],
+        }),
+    /** Counters and clock of the current run (every node writes it). */
+    run: channel<RunInfo | null, RunInfo | null>(latest, () => null),
+    /** Calls of the latest model turn and their status. */
+    batch: channel<Batch | null, Batch | null>(latest, () => null),
+    /** Set when the run stops on a limit, a cancel or an error. */
+    stop: lastValue<StopInfo | null>(() => null),
+    /** Working memory: a compact entry per finished call, merged when it outgrows its share of the window (design §2.10). */
+    memory: channel<WorkingMemory, MemoryUpdate>(applyMemoryUpdate, emptyMemory),
+  });
+}
+
+/** The graph state as it keeps the history (the default). */
+export const AgentState = agentState();
 
 /** Graph state. */
 export type AgentStateType = typeof AgentState.State;
@@ -77,12 +102,14 @@ export type AgentStateUpdate = typeof AgentState.Update;
 
 /**
  * What callers send to start a run: just the new messages. A zod object (not an Annotation)
- * so the LangGraph server can publish it as the input schema Studio draws its form from.
+ * so the LangGraph server can publish it as the input schema Studio draws its form from. It
+ * carries LangGraph's messages hint for Studio's chat form but no reducer of its own: the
+ * state's `messages` channel applies the writes.
  */
 export const AgentInput = z.object({
   /** The user's new message(s). */
   messages: z
     .array(z.any())
     .describe('The user\'s new message(s), e.g. [{ role: "user", content: "..." }]')
-    .register(registry, MessagesZodMeta),
+    .register(registry, { jsonSchemaExtra: MessagesZodMeta.jsonSchemaExtra }),
 });

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { ConfigError } from "../contracts/errors.js";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { DeltaSqliteSaver } from "./sqlite-checkpointer.js";
 import { SqliteStorage } from "./sqlite-storage.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { migrateChannelSqlite } from "./sqlite-legacy-migration.js";
@@ -12,8 +12,8 @@ import { migrateChannelSqlite } from "./sqlite-legacy-migration.js";
 export interface SqliteBackend {
   /** The shared connection. */
   db: Database;
-  /** LangGraph's official SQLite checkpointer on that connection: its own tables, its own format, the full history. */
-  checkpointer: SqliteSaver;
+  /** LangGraph's official SQLite checkpointer on that connection (its own tables, its own format, the full history), reading delta channels' history in two queries. */
+  checkpointer: DeltaSqliteSaver;
   /** opspilot's own tables on that connection; each write commits on its own. */
   storage: SqliteStorage;
   /** LangGraph's `BaseStore` on that connection (past incidents; `config.store` in nodes). */
@@ -43,7 +43,7 @@ export function openSqlite(path: string): SqliteBackend {
     throw new ConfigError(`Cannot open the SQLite database ${path}: ${reason}`);
   }
   const storage = new SqliteStorage(db);
-  const checkpointer = new SqliteSaver(db);
+  const checkpointer = new DeltaSqliteSaver(db);
   const store = new SqliteStore(db);
   const opened = db;
   // The store holds nothing but this connection: closing it closes the store.

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { inTransaction } from "./postgres-schema.js";
 import { utcDay } from "./usage-day.js";
+import { postgresRebuildBase } from "./delta-base.js";
 
 /** The latest checkpoint of each thread and namespace (`PostgresSaver`'s tables): its time and whether a pause waits in it. */
 const LATEST_CHECKPOINTS = `
@@ -37,11 +38,13 @@ const ENDED_RUNS = `SELECT run_id FROM opspilot_runs WHERE finished_at < $1 AND 
  * counter; `$1` is the cut-off, in milliseconds in opspilot's tables and as ISO time in the checkpoints.
  */
 const KEPT_THREADS: ReadonlyArray<[keyof PruneReport, string]> = [
-  // Never a thread's latest: that one holds its current state and any waiting pause.
+  // Never a thread's latest (it holds its current state and any waiting pause), nor one that a
+  // kept checkpoint is rebuilt from: only those older than the newest base before the cut-off.
   [
     "checkpoints",
-    `DELETE FROM checkpoints c WHERE c.checkpoint ->> 'ts' < $1 AND c.checkpoint_id < (SELECT MAX(m.checkpoint_id)
-       FROM checkpoints m WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns)`,
+    `DELETE FROM checkpoints d WHERE d.checkpoint ->> 'ts' < $1 AND d.checkpoint_id < (SELECT MAX(m.checkpoint_id)
+       FROM checkpoints m WHERE m.thread_id = d.thread_id AND m.checkpoint_ns = d.checkpoint_ns)
+       AND d.checkpoint_id < ${postgresRebuildBase("d", " AND c.checkpoint ->> 'ts' < $1")}`,
   ],
   [
     "writes",
@@ -100,21 +103,25 @@ export async function prunePostgres(pool: pg.Pool, before: number): Promise<Prun
 
 /**
  * What compacting a thread (`$1`) removes (see `Pruner.compactThread`), in one statement: all
- * its parts see the thread as it was, so the writes and blobs kept are those of each namespace's
- * latest checkpoint, the one the first part keeps.
+ * its parts see the thread as it was. Each namespace keeps its checkpoints from its rebuild base
+ * on (the latest, unless a delta channel is rebuilt from older writes), their writes and the
+ * blobs they refer to.
  */
-const COMPACT_THREAD = `WITH latest AS (
-    SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id, checkpoint FROM checkpoints
-    WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id DESC),
+const COMPACT_THREAD = `WITH base AS (
+    SELECT n.checkpoint_ns, ${postgresRebuildBase("n")} AS checkpoint_id
+    FROM (SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = $1) n),
+  kept AS (
+    SELECT k.checkpoint_ns, k.checkpoint_id, k.checkpoint FROM checkpoints k JOIN base ON base.checkpoint_ns = k.checkpoint_ns
+    WHERE k.thread_id = $1 AND (base.checkpoint_id IS NULL OR k.checkpoint_id >= base.checkpoint_id)),
   checkpoints_removed AS (
-    DELETE FROM checkpoints c WHERE c.thread_id = $1 AND c.checkpoint_id < (SELECT l.checkpoint_id FROM latest l
-      WHERE l.checkpoint_ns = c.checkpoint_ns) RETURNING 1),
+    DELETE FROM checkpoints c WHERE c.thread_id = $1 AND c.checkpoint_id < (SELECT b.checkpoint_id FROM base b
+      WHERE b.checkpoint_ns = c.checkpoint_ns) RETURNING 1),
   writes_removed AS (
-    DELETE FROM checkpoint_writes w WHERE w.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM latest l
-      WHERE l.checkpoint_ns = w.checkpoint_ns AND l.checkpoint_id = w.checkpoint_id) RETURNING 1),
+    DELETE FROM checkpoint_writes w WHERE w.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM kept k
+      WHERE k.checkpoint_ns = w.checkpoint_ns AND k.checkpoint_id = w.checkpoint_id) RETURNING 1),
   blobs_removed AS (
-    DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM latest l,
-      jsonb_each_text(l.checkpoint -> 'channel_versions') v WHERE l.checkpoint_ns = b.checkpoint_ns
+    DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (SELECT 1 FROM kept k,
+      jsonb_each_text(k.checkpoint -> 'channel_versions') v WHERE k.checkpoint_ns = b.checkpoint_ns
       AND v.key = b.channel AND v.value = b.version) RETURNING 1)
 SELECT (SELECT count(*) FROM checkpoints_removed)::int AS checkpoints,
   (SELECT count(*) FROM writes_removed)::int AS writes, (SELECT count(*) FROM blobs_removed)::int AS blobs`;

@@ -1,6 +1,7 @@
 import type { Database } from "better-sqlite3";
 import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { utcDay } from "./usage-day.js";
+import { sqliteRebuildBase } from "./delta-base.js";
 
 type Row = Record<string, unknown>;
 
@@ -46,12 +47,14 @@ export function pruneSqlite(db: Database, before: number): PruneReport {
           if (counted) report[counted] += removed;
         }
       }
-      // Never a thread's latest: that one holds its current state and any waiting pause.
+      // Never a thread's latest (it holds its current state and any waiting pause), nor one that a
+      // kept checkpoint is rebuilt from: only those older than the newest base before the cut-off.
       report.checkpoints += run(
-        `DELETE FROM checkpoints WHERE type = 'json' AND json_extract(CAST(checkpoint AS TEXT), '$.ts') < ?
+        `DELETE FROM checkpoints WHERE type = 'json' AND json_extract(CAST(checkpoint AS TEXT), '$.ts') < :cutoff
            AND checkpoint_id < (SELECT MAX(m.checkpoint_id) FROM checkpoints m
-             WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)`,
-        cutoff,
+             WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)
+           AND checkpoint_id < ${sqliteRebuildBase("checkpoints", " AND json_extract(CAST(c.checkpoint AS TEXT), '$.ts') < :cutoff")}`,
+        { cutoff },
       );
       report.writes += run(
         `DELETE FROM writes WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
@@ -92,8 +95,9 @@ function pruneRecords(run: (sql: string, ...params: unknown[]) => number, before
 }
 
 /**
- * Drops a thread's checkpoints older than each namespace's latest, and their pending writes,
- * in one write transaction through `SqliteSaver`'s own tables (see `Pruner.compactThread`).
+ * Drops a thread's checkpoints older than each namespace's rebuild base (the latest, unless a
+ * delta channel's value is rebuilt from older writes), and their pending writes, in one write
+ * transaction through `SqliteSaver`'s own tables (see `Pruner.compactThread`).
  */
 export function compactSqliteThread(db: Database, threadId: string): CompactReport {
   const hasCheckpoints = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writes'").get();
@@ -102,8 +106,7 @@ export function compactSqliteThread(db: Database, threadId: string): CompactRepo
   return db
     .transaction(() => ({
       checkpoints: run(
-        `DELETE FROM checkpoints WHERE thread_id = :threadId AND checkpoint_id < (SELECT MAX(m.checkpoint_id) FROM checkpoints m
-         WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)`,
+        `DELETE FROM checkpoints WHERE thread_id = :threadId AND checkpoint_id < ${sqliteRebuildBase("checkpoints")}`,
       ),
       writes: run(
         `DELETE FROM writes WHERE thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id

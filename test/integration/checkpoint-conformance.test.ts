@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { validate, type CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
+import {
+  deltaChannelHistoryTests,
+  validate,
+  type CheckpointSaverTestInitializer,
+} from "@langchain/langgraph-checkpoint-validation";
 import pg from "pg";
 import { describe } from "vitest";
 import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
@@ -17,6 +21,7 @@ import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fix
 // of the stock savers by that name: it skips "should only store channel_values that have changed"
 // for "@langchain/langgraph-checkpoint-sqlite", which the stock SqliteSaver fails (it stores whole
 // values), and nothing for "@langchain/langgraph-checkpoint-postgres". Every other test must pass.
+// Its opt-in `getDeltaChannelHistory` scenarios run too: both savers read that history their own way.
 
 /** A fresh SQLite file per checkpointer, opened with `openSqlite`, closed and removed afterwards. */
 function sqliteInitializer(): CheckpointSaverTestInitializer<BaseCheckpointSaver> {
@@ -83,9 +88,13 @@ function postgresInitializer(): CheckpointSaverTestInitializer<BaseCheckpointSav
 }
 
 describe("openSqlite(file).checkpointer", () => {
-  validate(sqliteInitializer());
+  const initializer = sqliteInitializer();
+  validate(initializer);
+  deltaChannelHistoryTests(initializer);
 });
 
 describe.skipIf(skipPostgres)("openPostgres(url).checkpointer", () => {
-  validate(postgresInitializer());
+  const initializer = postgresInitializer();
+  validate(initializer);
+  deltaChannelHistoryTests(initializer);
 });

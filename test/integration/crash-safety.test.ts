@@ -8,6 +8,7 @@ import { OpsStore } from "../../src/tools/index.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import { CHECKPOINT_KILL_POINTS, KILL_POINTS } from "../fixtures/kill-points.js";
 import { CRASH_OUTCOMES, crashAndSettle, runChild } from "../fixtures/crash-recovery.js";
+import { latestMessages } from "../fixtures/checkpoints.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-crash-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -18,15 +19,14 @@ const child = (mode: string, dbPath: string, threadId = "-", killPoint = "none")
 async function finalState(dbPath: string, threadId: string) {
   const db = new BetterSqlite3(dbPath);
   try {
-    const snapshot = await new SqliteSaver(db).getTuple({ configurable: { thread_id: threadId } });
+    const messages = await latestMessages(new SqliteSaver(db), threadId);
     const restarts = await new OpsStore(db).countActions({
       action: "restart",
       service: "payment-service",
       environment: "prod",
     });
     return {
-      messages: (snapshot?.checkpoint.channel_values.messages ??
-        []) as import("@langchain/core/messages").BaseMessage[],
+      messages,
       restarts,
     };
   } finally {

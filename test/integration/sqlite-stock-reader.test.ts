@@ -9,6 +9,7 @@ import type { InterruptValue } from "../../src/contracts/pause.js";
 import { compileGraph } from "../../src/agent/graph.js";
 import { DemoChatModel } from "../../src/models/demo-model.js";
 import { useDemoApp } from "../fixtures/demo-app.js";
+import { valuesOf } from "../fixtures/checkpoints.js";
 
 // Design §8: LangGraph's own tools can read every thread the app keeps. The app writes a thread
 // to its SQLite file; LangGraph's stock SqliteSaver, on its own connection to that file, reads it.
@@ -51,8 +52,9 @@ async function history(): Promise<CheckpointTuple[]> {
   return tuples;
 }
 
-const messagesOf = (tuple: CheckpointTuple | undefined) =>
-  (tuple?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+/** A checkpoint's messages as the graph reads them: rebuilt from the writes the stock saver returns (a delta channel). */
+const messagesOf = async (tuple: CheckpointTuple | undefined) =>
+  ((await valuesOf(reader, tuple)).messages ?? []) as BaseMessage[];
 
 /** A message as a plain value: its type, content, calls and the call it answers. */
 function view(message: BaseMessage) {
@@ -93,7 +95,7 @@ describe("a seed-question thread the app wrote, read with LangGraph's own Sqlite
     const [resource, docs, logs] = callIds();
     const answer = events.find((event) => event.type === "assistant_message");
     if (answer?.type !== "assistant_message") throw new Error("no answer was streamed");
-    const messages = messagesOf(await reader.getTuple({ configurable: { thread_id: threadId } }));
+    const messages = await messagesOf(await reader.getTuple({ configurable: { thread_id: threadId } }));
     expect(messages.map(view)).toEqual([
       { type: "human", content: QUESTION },
       {
@@ -135,14 +137,14 @@ describe("a seed-question thread the app wrote, read with LangGraph's own Sqlite
     expect(tuples[0]!.checkpoint.id).toBe(
       (await reader.getTuple({ configurable: { thread_id: threadId } }))!.checkpoint.id,
     );
-    const counts = tuples.map((tuple) => messagesOf(tuple).length).reverse();
+    const counts = (await Promise.all(tuples.map(messagesOf))).map((messages) => messages.length).reverse();
     expect(counts.at(-1)).toBe(7);
     expect(counts[0]).toBeLessThan(7);
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
     // The checkpoint the run paused at still holds the pause.
     const paused = tuples.filter((tuple) => tuple.pendingWrites?.some(([, channel]) => channel === INTERRUPT));
     expect(paused).toHaveLength(1);
-    expect(messagesOf(paused[0]).length).toBeLessThan(7);
+    expect((await messagesOf(paused[0])).length).toBeLessThan(7);
   });
 
   it("replays the thread through the app's graph compiled on the stock saver", async () => {
@@ -158,7 +160,7 @@ describe("a seed-question thread the app wrote, read with LangGraph's own Sqlite
     );
     expect(states[0]!.next).toEqual([]);
     expect((states[0]!.values as { messages: BaseMessage[] }).messages.map(view)).toEqual(
-      messagesOf(tuples[0]).map(view),
+      (await messagesOf(tuples[0])).map(view),
     );
     const paused = states.filter((state) => state.tasks.some((task) => task.interrupts.length > 0));
     expect(paused).toHaveLength(1);

@@ -10,6 +10,7 @@ import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
+import { valuesOf } from "../../fixtures/checkpoints.js";
 
 const user = { id: "tester", role: "operator" };
 
@@ -112,18 +113,21 @@ describe("checkpoint storage per step", () => {
     const middle = await backend.checkpointer.getTuple({
       configurable: { thread_id: "long", checkpoint_ns: "", checkpoint_id: ids[20]! },
     });
-    const messages = middle!.checkpoint.channel_values.messages as unknown[];
+    // The messages are a delta channel: the checkpoint holds the writes, the saver rebuilds the list.
+    expect(middle!.checkpoint.channel_values.messages).toBeUndefined();
+    const messages = (await valuesOf(backend.checkpointer, middle)).messages as unknown[];
     expect(messages.length).toBeGreaterThan(1);
     expect(messages.length).toBeLessThan(2 + 2 * steps);
     backend.close();
   });
 
-  it("reports what compacting a full-history thread removed, and nothing the second time", async () => {
+  it("reports what compacting a thread removed, and nothing the second time", async () => {
     const backend = openSqlite(":memory:");
-    const { graph } = scriptedLoop(backend, [
-      callsMessage([{ name: "read_a", args: { query: "x" } }]),
-      answerMessage("Done."),
-    ]);
+    const { graph } = scriptedLoop(
+      backend,
+      [callsMessage([{ name: "read_a", args: { query: "x" } }]), answerMessage("Done.")],
+      { keepHistory: false },
+    );
     const config = { configurable: { thread_id: "t2", userId: user.id, role: user.role } };
     await graph.invoke({ messages: [new HumanMessage("go")] }, config);
     const before = rows(backend, "t2");
@@ -133,6 +137,33 @@ describe("checkpoint storage per step", () => {
     expect(await backend.storage.compactThread("t2")).toEqual({ checkpoints: 0, writes: 0, blobs: 0 });
     const state = (await graph.getState(config)).values as AgentStateType;
     expect(state.messages.map((message) => message.getType())).toEqual(["human", "ai", "tool", "ai"]);
+    backend.close();
+  });
+
+  it("compacts a thread with its history kept only down to the checkpoint its delta channels are rebuilt from", async () => {
+    const backend = openSqlite(":memory:");
+    const { graph } = scriptedLoop(backend, [
+      callsMessage([{ name: "read_a", args: { query: "x" } }]),
+      answerMessage("Done."),
+    ]);
+    const config = { configurable: { thread_id: "t3", userId: user.id, role: user.role } };
+    await graph.invoke({ messages: [new HumanMessage("go")] }, config);
+    const before = rows(backend, "t3");
+    // No checkpoint after the input stores the messages whole: every one is needed to rebuild them.
+    expect(await backend.storage.compactThread("t3")).toEqual({ checkpoints: 0, writes: 0, blobs: 0 });
+    expect(rows(backend, "t3")).toEqual(before);
+    const state = (await graph.getState(config)).values as AgentStateType;
+    expect(state.messages.map((message) => message.getType())).toEqual(["human", "ai", "tool", "ai"]);
+    // The same thread, opened with only the latest checkpoint kept, is read whole and then compacts.
+    const latest = scriptedLoop(backend, [answerMessage("Again.")], { keepHistory: false }).graph;
+    expect(((await latest.getState(config)).values as AgentStateType).messages).toHaveLength(4);
+    await latest.invoke({ messages: [new HumanMessage("once more")] }, config);
+    expect((await backend.storage.compactThread("t3")).checkpoints).toBeGreaterThan(0);
+    expect(rows(backend, "t3").checkpoints).toBe(1);
+    const after = (await latest.getState(config)).values as AgentStateType;
+    expect(after.messages.map((message) => message.getType())).toEqual(["human", "ai", "tool", "ai", "human", "ai"]);
+    // And back: the graph that keeps the history reads what the latest-only graph left.
+    expect(((await graph.getState(config)).values as AgentStateType).messages).toHaveLength(6);
     backend.close();
   });
 });
