@@ -33,3 +33,28 @@ export function postgresRebuildBase(outer: string, where = ""): string {
   // LEAST skips NULLs; a channel without a base keeps everything.
   return `(CASE WHEN ${newest.map((sql) => `${sql} IS NULL`).join(" OR ")} THEN NULL ELSE LEAST(${newest.join(", ")}) END)`;
 }
+
+/** Channels one history walk takes at most: the mask of the channels a checkpoint stores whole is one integer. */
+export const MAX_WALKED_CHANNELS = 30;
+
+/** Where a channel's history walk ends on a chain of checkpoints (nearest first). */
+export interface WalkEnd {
+  /** Index of the nearest checkpoint storing the channel whole (its seed), -1 when none does. */
+  seedAt: number;
+  /** Last index whose writes count: the seed's, or the oldest checkpoint's without one. */
+  through: number;
+}
+
+/**
+ * How `BaseCheckpointSaver.getDeltaChannelHistory` ends each channel's walk, from the masks of
+ * the channels each checkpoint of the chain stores whole (bit i for `channels[i]`): at the
+ * nearest checkpoint that stores it, whose own writes still count.
+ */
+export function walkEnds(channels: readonly string[], stored: readonly number[]): Map<string, WalkEnd> {
+  return new Map(
+    channels.map((channel, i) => {
+      const seedAt = stored.findIndex((mask) => (mask & (1 << i)) !== 0);
+      return [channel, { seedAt, through: seedAt === -1 ? stored.length - 1 : seedAt }];
+    }),
+  );
+}

@@ -15,6 +15,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { HeldTasks, threadKey, type HeldTask } from "./held-writes.js";
+import { MAX_WALKED_CHANNELS, walkEnds } from "./delta-base.js";
 
 /** The checkpointer's tables, in the schema `PostgresSaver` uses by default. */
 const TABLES = {
@@ -95,9 +96,6 @@ const DELTA_CHAIN = `WITH RECURSIVE chain AS (
       FROM ${TABLES.writes} w WHERE w.thread_id = $1 AND w.checkpoint_ns = $2
         AND w.checkpoint_id = chain.checkpoint_id AND w.channel = ANY($4::text[])) AS writes
   FROM chain ORDER BY chain.depth`;
-
-/** Channels one walk takes at most: the mask of what a checkpoint stores is one integer. */
-const MAX_DELTA_CHANNELS = 30;
 
 /** A row of {@link DELTA_CHAIN}. */
 interface ChainRow {
@@ -223,7 +221,7 @@ export class BatchedPostgresSaver extends PostgresSaver {
   }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
     if (channels.length === 0) return {};
-    if (channels.length > MAX_DELTA_CHANNELS) return super.getDeltaChannelHistory(options);
+    if (channels.length > MAX_WALKED_CHANNELS) return super.getDeltaChannelHistory(options);
     const {
       thread_id: threadId,
       checkpoint_ns: namespace = "",
@@ -239,10 +237,11 @@ export class BatchedPostgresSaver extends PostgresSaver {
     ]);
     const decoder = new TextDecoder();
     const result: Record<string, DeltaChannelHistory> = {};
-    const through = new Map<string, number>();
-    for (const [i, channel] of channels.entries()) {
-      const seedAt = rows.findIndex((row) => (row.stored & (1 << i)) !== 0);
-      through.set(channel, seedAt === -1 ? rows.length - 1 : seedAt);
+    const ends = walkEnds(
+      channels,
+      rows.map((row) => row.stored),
+    );
+    for (const [channel, { seedAt }] of ends) {
       result[channel] = { writes: [] };
       const seed = seedAt === -1 ? undefined : rows[seedAt]!.seeds?.find(([name]) => decoder.decode(name) === channel);
       if (seed) result[channel]!.seed = await this.serde.loadsTyped(decoder.decode(seed[1]), seed[2]!);
@@ -257,7 +256,7 @@ export class BatchedPostgresSaver extends PostgresSaver {
           blob: blob!,
           idx: Number(decoder.decode(idx)),
         }))
-        .filter((write) => row.depth <= through.get(write.channel)!)
+        .filter((write) => row.depth <= ends.get(write.channel)!.through)
         .sort((a, b) => compareWritesSortKeys(writesSortKey("", a.task, a.idx), writesSortKey("", b.task, b.idx)));
       for (const write of writes) {
         const pending: CheckpointPendingWrite = [

@@ -2,6 +2,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import { MAX_WALKED_CHANNELS, walkEnds } from "./delta-base.js";
 
 /** A checkpoint of the chain, nearest first: its id and which of the asked channels it stores whole. */
 interface ChainRow {
@@ -19,9 +20,6 @@ interface WriteRow {
   type: string | null;
   value: string;
 }
-
-/** Channels asked for at most in one walk: the mask of what a checkpoint stores is one integer. */
-const MAX_CHANNELS = 30;
 
 /**
  * The ancestors of a checkpoint (`:id`, the latest without one), nearest first, up to the one
@@ -78,7 +76,7 @@ export class DeltaSqliteSaver extends SqliteSaver {
   }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
     if (channels.length === 0) return {};
-    if (channels.length > MAX_CHANNELS) return super.getDeltaChannelHistory(options);
+    if (channels.length > MAX_WALKED_CHANNELS) return super.getDeltaChannelHistory(options);
     this.setup();
     const { thread_id: thread, checkpoint_ns: ns = "", checkpoint_id: id = null } = config.configurable ?? {};
     const paths = JSON.stringify(channels.map((channel) => `$.channel_values.${JSON.stringify(channel)}`));
@@ -93,18 +91,18 @@ export class DeltaSqliteSaver extends SqliteSaver {
     if (chain.some((row) => row.type !== "json")) return super.getDeltaChannelHistory(options);
 
     const result: Record<string, DeltaChannelHistory> = {};
-    const through = new Map<string, number>();
-    for (const [i, channel] of channels.entries()) {
-      const seedAt = chain.findIndex((row) => (row.stored & (1 << i)) !== 0);
-      through.set(channel, seedAt === -1 ? chain.length - 1 : seedAt);
+    const ends = walkEnds(
+      channels,
+      chain.map((row) => row.stored),
+    );
+    for (const [channel, { seedAt }] of ends) {
       result[channel] = { writes: [] };
-      if (seedAt !== -1) {
-        const seedRow = chain[seedAt]!;
-        const checkpoint = (await this.serde.loadsTyped(seedRow.type ?? "json", seedRow.checkpoint)) as {
-          channel_values: Record<string, unknown>;
-        };
-        result[channel]!.seed = checkpoint.channel_values[channel];
-      }
+      if (seedAt === -1) continue;
+      const seedRow = chain[seedAt]!;
+      const checkpoint = (await this.serde.loadsTyped(seedRow.type ?? "json", seedRow.checkpoint)) as {
+        channel_values: Record<string, unknown>;
+      };
+      result[channel]!.seed = checkpoint.channel_values[channel];
     }
 
     const depthOf = new Map(chain.map((row, depth) => [row.checkpoint_id, depth]));
@@ -118,7 +116,7 @@ export class DeltaSqliteSaver extends SqliteSaver {
     // Oldest checkpoint first; within one, by task and index, as the run applied them.
     rows.sort((a, b) => depthOf.get(b.checkpoint_id)! - depthOf.get(a.checkpoint_id)!);
     for (const row of rows) {
-      if (depthOf.get(row.checkpoint_id)! > through.get(row.channel)!) continue;
+      if (depthOf.get(row.checkpoint_id)! > ends.get(row.channel)!.through) continue;
       const write: CheckpointPendingWrite = [
         row.task_id,
         row.channel,
