@@ -31,7 +31,7 @@ const ROWS_PER_STATEMENT = 1_000;
 interface HeldRows extends HeldTask {
   /** Its rows, serialized (registered before they are, so a read at once still finds them). */
   rows: Promise<unknown[][]>;
-  /** Settles the task's `putWrites` once its rows are committed. */
+  /** Told whether saving its rows on their own (no checkpoint took them) committed. */
   settle: (error?: unknown) => void;
 }
 
@@ -112,7 +112,8 @@ interface ChainRow {
  * `putWrites` an INSERT per write between BEGIN and COMMIT. Here a task's writes wait (at most
  * 50 ms) for the checkpoint that follows them, and that checkpoint's INSERT carries them and the
  * changed channels in data-modifying `WITH`s, one statement with bound parameters, as atomic as
- * the transactions were. The task's `putWrites` settles when that commits. A pause's or an
+ * the transactions were. The task's `putWrites` returns once its rows are serialized: LangGraph
+ * awaits it before the put that carries them (a delta channel's writes must be saved first). A pause's or an
  * error's writes, which no checkpoint follows, are saved at once, and a thread's waiting writes
  * are saved before it is read. The rows and their conflict handling are `PostgresSaver`'s own,
  * so either class reads what the other wrote.
@@ -124,6 +125,8 @@ interface ChainRow {
 export class BatchedPostgresSaver extends PostgresSaver {
   /** Writes waiting for their checkpoint; those no checkpoint takes are saved on their own. */
   private readonly held = new HeldTasks<HeldRows>((key) => void this.saveHeld(key).catch(() => undefined));
+  /** Per thread and namespace, why held writes could not be saved on their own: its next put fails with it. */
+  private readonly failed = new Map<string, unknown>();
 
   constructor(private readonly connections: pg.Pool) {
     super(connections);
@@ -137,6 +140,11 @@ export class BatchedPostgresSaver extends PostgresSaver {
   ): Promise<RunnableConfig> {
     if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
     const { thread_id: threadId, checkpoint_ns: namespace = "", checkpoint_id: parentId } = config.configurable;
+    const unsaved = this.failed.get(threadKey(threadId, namespace));
+    if (unsaved !== undefined) {
+      this.failed.delete(threadKey(threadId, namespace));
+      throw unsaved;
+    }
     const [blobs, serializedMetadata] = await Promise.all([
       this._dumpBlobs(threadId, namespace, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
@@ -173,10 +181,9 @@ export class BatchedPostgresSaver extends PostgresSaver {
         await this.connections.query(text, params);
       }
     } catch (error) {
-      for (const task of folded) task.settle(error);
+      // The put fails with it: the checkpoint and the writes it carried are saved together or not at all.
       throw error;
     }
-    for (const task of folded) task.settle();
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
@@ -195,14 +202,19 @@ export class BatchedPostgresSaver extends PostgresSaver {
     const key = threadKey(threadId, namespace);
     // A pause's or an error's writes end the step with no checkpoint after them: saved now, with what waits.
     if (writes.every(([channel]) => channel in WRITES_IDX_MAP)) return this.saveHeld(key, lastOfEachKey(await rows));
-    return new Promise((resolve, reject) =>
-      this.held.hold(key, {
-        checkpointId,
-        rows,
-        heldAt: Date.now(),
-        settle: (error?: unknown) => (error === undefined ? resolve() : reject(error)),
-      }),
-    );
+    // LangGraph puts a checkpoint only once the writes of its delta channels are saved (it awaits
+    // this promise first), and the checkpoint's statement carries them: saved with it, as atomic as
+    // saving them before. So the writes are accepted once serialized; if saving them on their own
+    // (no checkpoint took them in time) fails, the thread's next put fails with that error.
+    this.held.hold(key, {
+      checkpointId,
+      rows,
+      heldAt: Date.now(),
+      settle: (error?: unknown) => {
+        if (error !== undefined) this.failed.set(key, error);
+      },
+    });
+    await rows;
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {

@@ -126,7 +126,10 @@ describe.skipIf(skipPostgres)("BatchedPostgresSaver", () => {
       "t",
     );
     expect(await countWrites("alone")).toBe(0);
+    // Accepted once serialized (LangGraph awaits it before the put that would carry the rows);
+    // with no put after it, the rows commit on their own once the hold ends.
     await alone;
+    await new Promise((resolve) => setTimeout(resolve, 120));
     expect(await countWrites("alone")).toBe(1);
 
     const read = { configurable: { thread_id: "read", checkpoint_ns: "", checkpoint_id: checkpoint.id } };
