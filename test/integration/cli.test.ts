@@ -97,7 +97,8 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(result.stdout).toMatch(/✓ \[3\] search_logs · \d+ match\(es\) \(\d+ ms\)/);
     expect(result.stdout).toContain("PAY-5031");
     expect(result.stdout).toContain("RB-003");
-    expect(result.stdout).toMatch(/■ stop: final_answer · 3 steps · \d+ ms · [\d,]+ tokens\n {2}thread: /);
+    // A run over a second (a loaded machine) prints its time in seconds.
+    expect(result.stdout).toMatch(/■ stop: final_answer · 3 steps · (\d+ ms|\d+\.\d s) · [\d,]+ tokens\n {2}thread: /);
     expect(threadOf(result.stdout)).toBe(seedThread);
     expect(result.stdout).not.toContain("Waiting for you");
     expect((await threadView(seedThread)).status).toBe("idle");
