@@ -150,39 +150,33 @@ export class BatchedPostgresSaver extends PostgresSaver {
       this._dumpMetadata(metadata),
     ]);
     // The writes of this checkpoint's tasks (made against an older one) go with it; a later checkpoint's wait.
+    // If it fails, the put fails: the checkpoint and the writes it carries are saved together or not at all.
     const folded = this.held.takeBefore(threadKey(threadId, namespace), checkpoint.id);
-    try {
-      const writes = (await Promise.all(folded.map((task) => task.rows))).flat();
-      if (blobs.length + writes.length > ROWS_PER_STATEMENT) {
-        // More rows than one statement takes (never in opspilot's graph): PostgresSaver's own transactions.
-        await this.insertWrites(writes, KEEP_FIRST);
-        await super.put(config, checkpoint, metadata, newVersions);
-      } else {
-        const params: unknown[] = [
-          threadId,
-          namespace,
-          checkpoint.id,
-          parentId,
-          this._dumpCheckpoint(checkpoint),
-          serializedMetadata,
-        ];
-        // A data-modifying WITH runs once and to completion, whether or not the statement reads it.
-        const parts = [
-          ...(blobs.length > 0
-            ? [
-                `blobs AS (${INSERT_BLOBS} VALUES ${valuesOf(blobs, params)} ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)`,
-              ]
-            : []),
-          ...(writes.length > 0
-            ? [`writes AS (${INSERT_WRITES} VALUES ${valuesOf(writes, params)} ${KEEP_FIRST})`]
-            : []),
-        ];
-        const text = `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`;
-        await this.connections.query(text, params);
-      }
-    } catch (error) {
-      // The put fails with it: the checkpoint and the writes it carried are saved together or not at all.
-      throw error;
+    const writes = (await Promise.all(folded.map((task) => task.rows))).flat();
+    if (blobs.length + writes.length > ROWS_PER_STATEMENT) {
+      // More rows than one statement takes (never in opspilot's graph): PostgresSaver's own transactions.
+      await this.insertWrites(writes, KEEP_FIRST);
+      await super.put(config, checkpoint, metadata, newVersions);
+    } else {
+      const params: unknown[] = [
+        threadId,
+        namespace,
+        checkpoint.id,
+        parentId,
+        this._dumpCheckpoint(checkpoint),
+        serializedMetadata,
+      ];
+      // A data-modifying WITH runs once and to completion, whether or not the statement reads it.
+      const parts = [
+        ...(blobs.length > 0
+          ? [
+              `blobs AS (${INSERT_BLOBS} VALUES ${valuesOf(blobs, params)} ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)`,
+            ]
+          : []),
+        ...(writes.length > 0 ? [`writes AS (${INSERT_WRITES} VALUES ${valuesOf(writes, params)} ${KEEP_FIRST})`] : []),
+      ];
+      const text = `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`;
+      await this.connections.query(text, params);
     }
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
