@@ -3,7 +3,7 @@ import { coerceMessageLikeToMessage, type BaseMessage, type BaseMessageLike } fr
 import { DeltaChannel, messagesStateReducer, type Messages } from "@langchain/langgraph";
 
 /**
- * Namespaced, deterministic id of a message written without one: a digest of the message
+ * The deterministic id of a message written without one: a digest of the message
  * before it, its place in the thread, its type and its content. Replaying the stored writes
  * gives every message the id it got when it was written, which a random id would not.
  */
@@ -45,7 +45,7 @@ export function threadMessagesReducer(state: BaseMessage[], writes: Messages[]):
 }
 
 /** Updates of a delta channel before a full copy is stored again (LangGraph's default). */
-const MESSAGES_SNAPSHOT_EVERY = 100;
+const FULL_COPY_EVERY = 100;
 
 /**
  * The `messages` channel: a `DeltaChannel`, so a checkpoint stores the messages a step wrote
@@ -54,14 +54,14 @@ const MESSAGES_SNAPSHOT_EVERY = 100;
  */
 export const messagesChannel = () =>
   new DeltaChannel<BaseMessage[], Messages>(threadMessagesReducer, {
-    snapshotFrequency: MESSAGES_SNAPSHOT_EVERY,
+    snapshotFrequency: FULL_COPY_EVERY,
     initialValueFactory: () => [],
   });
 
 /** A `DeltaChannel` whose value is `update` folded over each write in order. */
 export function foldedChannel<Value, Update>(update: (value: Value, write: Update) => Value, initial: () => Value) {
   return new DeltaChannel<Value, Update>((value, writes) => writes.reduce(update, value), {
-    snapshotFrequency: MESSAGES_SNAPSHOT_EVERY,
+    snapshotFrequency: FULL_COPY_EVERY,
     initialValueFactory: initial,
   });
 }
