@@ -42,9 +42,13 @@ const KEPT_THREADS: ReadonlyArray<[keyof PruneReport, string]> = [
   // kept checkpoint is rebuilt from: only those older than the newest base before the cut-off.
   [
     "checkpoints",
-    `DELETE FROM checkpoints d WHERE d.checkpoint ->> 'ts' < $1 AND d.checkpoint_id < (SELECT MAX(m.checkpoint_id)
-       FROM checkpoints m WHERE m.thread_id = d.thread_id AND m.checkpoint_ns = d.checkpoint_ns)
-       AND d.checkpoint_id < ${postgresRebuildBase("d", " AND c.checkpoint ->> 'ts' < $1")}`,
+    // Each thread's base is found once (materialized), not again for every checkpoint it compares.
+    `WITH bases AS MATERIALIZED (SELECT t.thread_id, t.checkpoint_ns,
+         ${postgresRebuildBase("t", " AND c.checkpoint ->> 'ts' < $1")} AS base
+       FROM (SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints) t)
+     DELETE FROM checkpoints d USING bases b WHERE b.thread_id = d.thread_id AND b.checkpoint_ns = d.checkpoint_ns
+       AND d.checkpoint ->> 'ts' < $1 AND d.checkpoint_id < b.base AND d.checkpoint_id < (SELECT MAX(m.checkpoint_id)
+       FROM checkpoints m WHERE m.thread_id = d.thread_id AND m.checkpoint_ns = d.checkpoint_ns)`,
   ],
   [
     "writes",
@@ -107,7 +111,7 @@ export async function prunePostgres(pool: pg.Pool, before: number): Promise<Prun
  * on (the latest, unless a delta channel is rebuilt from older writes), their writes and the
  * blobs they refer to.
  */
-const COMPACT_THREAD = `WITH base AS (
+const COMPACT_THREAD = `WITH base AS MATERIALIZED (
     SELECT n.checkpoint_ns, ${postgresRebuildBase("n")} AS checkpoint_id
     FROM (SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = $1) n),
   kept AS (

@@ -49,11 +49,16 @@ export function pruneSqlite(db: Database, before: number): PruneReport {
       }
       // Never a thread's latest (it holds its current state and any waiting pause), nor one that a
       // kept checkpoint is rebuilt from: only those older than the newest base before the cut-off.
+      // Each thread's base is found once (materialized), not again for every checkpoint it compares.
       report.checkpoints += run(
-        `DELETE FROM checkpoints WHERE type = 'json' AND json_extract(CAST(checkpoint AS TEXT), '$.ts') < :cutoff
+        `WITH bases AS MATERIALIZED (SELECT t.thread_id, t.checkpoint_ns,
+             ${sqliteRebuildBase("t", " AND json_extract(CAST(c.checkpoint AS TEXT), '$.ts') < :cutoff")} AS base
+           FROM (SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints) t)
+         DELETE FROM checkpoints WHERE type = 'json' AND json_extract(CAST(checkpoint AS TEXT), '$.ts') < :cutoff
            AND checkpoint_id < (SELECT MAX(m.checkpoint_id) FROM checkpoints m
              WHERE m.thread_id = checkpoints.thread_id AND m.checkpoint_ns = checkpoints.checkpoint_ns)
-           AND checkpoint_id < ${sqliteRebuildBase("checkpoints", " AND json_extract(CAST(c.checkpoint AS TEXT), '$.ts') < :cutoff")}`,
+           AND checkpoint_id < (SELECT b.base FROM bases b
+             WHERE b.thread_id = checkpoints.thread_id AND b.checkpoint_ns = checkpoints.checkpoint_ns)`,
         { cutoff },
       );
       report.writes += run(
@@ -106,7 +111,10 @@ export function compactSqliteThread(db: Database, threadId: string): CompactRepo
   return db
     .transaction(() => ({
       checkpoints: run(
-        `DELETE FROM checkpoints WHERE thread_id = :threadId AND checkpoint_id < ${sqliteRebuildBase("checkpoints")}`,
+        `WITH bases AS MATERIALIZED (SELECT t.checkpoint_ns, ${sqliteRebuildBase("t")} AS base
+           FROM (SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = :threadId) t)
+         DELETE FROM checkpoints WHERE thread_id = :threadId
+           AND checkpoint_id < (SELECT b.base FROM bases b WHERE b.checkpoint_ns = checkpoints.checkpoint_ns)`,
       ),
       writes: run(
         `DELETE FROM writes WHERE thread_id = :threadId AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
