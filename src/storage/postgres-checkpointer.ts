@@ -31,7 +31,7 @@ const ROWS_PER_STATEMENT = 1_000;
 interface HeldRows extends HeldTask {
   /** Its rows, serialized (registered before they are, so a read at once still finds them). */
   rows: Promise<unknown[][]>;
-  /** Told whether saving its rows on their own (no checkpoint took them) committed. */
+  /** Settles the task's `putWrites` once its rows are committed. */
   settle: (error?: unknown) => void;
 }
 
@@ -112,8 +112,9 @@ interface ChainRow {
  * `putWrites` an INSERT per write between BEGIN and COMMIT. Here a task's writes wait (at most
  * 50 ms) for the checkpoint that follows them, and that checkpoint's INSERT carries them and the
  * changed channels in data-modifying `WITH`s, one statement with bound parameters, as atomic as
- * the transactions were. The task's `putWrites` returns once its rows are serialized: LangGraph
- * awaits it before the put that carries them (a delta channel's writes must be saved first). A pause's or an
+ * the transactions were. The task's `putWrites` settles when that commits. LangGraph awaits the
+ * writes of a delta channel before the checkpoint after them, so a task's writes are saved at
+ * once, in one statement (a step takes two round trips: its writes, then its checkpoint). A pause's or an
  * error's writes, which no checkpoint follows, are saved at once, and a thread's waiting writes
  * are saved before it is read. The rows and their conflict handling are `PostgresSaver`'s own,
  * so either class reads what the other wrote.
@@ -125,8 +126,8 @@ interface ChainRow {
 export class BatchedPostgresSaver extends PostgresSaver {
   /** Writes waiting for their checkpoint; those no checkpoint takes are saved on their own. */
   private readonly held = new HeldTasks<HeldRows>((key) => void this.saveHeld(key).catch(() => undefined));
-  /** Per thread and namespace, why held writes could not be saved on their own: its next put fails with it. */
-  private readonly failed = new Map<string, unknown>();
+  /** Saves of held writes under way: a read of their thread waits for them. */
+  private readonly saving = new Set<{ key: string; done: Promise<unknown> }>();
 
   constructor(private readonly connections: pg.Pool) {
     super(connections);
@@ -140,11 +141,6 @@ export class BatchedPostgresSaver extends PostgresSaver {
   ): Promise<RunnableConfig> {
     if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
     const { thread_id: threadId, checkpoint_ns: namespace = "", checkpoint_id: parentId } = config.configurable;
-    const unsaved = this.failed.get(threadKey(threadId, namespace));
-    if (unsaved !== undefined) {
-      this.failed.delete(threadKey(threadId, namespace));
-      throw unsaved;
-    }
     const [blobs, serializedMetadata] = await Promise.all([
       this._dumpBlobs(threadId, namespace, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
@@ -197,18 +193,20 @@ export class BatchedPostgresSaver extends PostgresSaver {
     // A pause's or an error's writes end the step with no checkpoint after them: saved now, with what waits.
     if (writes.every(([channel]) => channel in WRITES_IDX_MAP)) return this.saveHeld(key, lastOfEachKey(await rows));
     // LangGraph puts a checkpoint only once the writes of its delta channels are saved (it awaits
-    // this promise first), and the checkpoint's statement carries them: saved with it, as atomic as
-    // saving them before. So the writes are accepted once serialized; if saving them on their own
-    // (no checkpoint took them in time) fails, the thread's next put fails with that error.
-    this.held.hold(key, {
-      checkpointId,
-      rows,
-      heldAt: Date.now(),
-      settle: (error?: unknown) => {
-        if (error !== undefined) this.failed.set(key, error);
-      },
-    });
-    await rows;
+    // this promise first): they are saved at once, with whatever else the thread holds, and this
+    // settles when they are committed, as PostgresSaver's putWrites does.
+    const saved = new Promise<void>((resolve, reject) =>
+      this.held.hold(key, {
+        checkpointId,
+        rows,
+        heldAt: Date.now(),
+        settle: (error?: unknown) => (error === undefined ? resolve() : reject(error)),
+      }),
+    );
+    const save = { key, done: this.saveHeld(key).catch(() => undefined) };
+    this.saving.add(save);
+    void save.done.then(() => this.saving.delete(save));
+    return saved;
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -330,6 +328,8 @@ export class BatchedPostgresSaver extends PostgresSaver {
 
   /** Saves the waiting writes of a thread's namespaces (of every thread, without one). */
   private async saveHeldOf(threadId: string | undefined): Promise<void> {
+    const prefix = threadId === undefined ? "" : threadKey(threadId, "");
+    await Promise.all([...this.saving].filter((save) => save.key.startsWith(prefix)).map((save) => save.done));
     for (const key of this.held.keysOf(threadId)) await this.saveHeld(key);
   }
 }

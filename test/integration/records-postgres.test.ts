@@ -4,6 +4,10 @@ import { openSqlite } from "../../src/storage/open-sqlite.js";
 import type { RecordsSummary, Storage } from "../../src/storage/types.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { checkPrune } from "../fixtures/prune-scenario.js";
+import { HumanMessage } from "@langchain/core/messages";
+import { answerMessage, callsMessage } from "../fixtures/scripted-model.js";
+import { scriptedLoop } from "../fixtures/read-steps.js";
+import type { AgentStateType } from "../../src/graph/state.js";
 
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-03-01T00:00:00Z");
@@ -161,6 +165,56 @@ describe.skipIf(skipPostgres)("records on PostgreSQL", () => {
             jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = b.thread_id
             AND c.checkpoint_ns = b.checkpoint_ns AND v.key = b.channel AND v.value = b.version)`),
       });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it("compacts a latest-only thread to one checkpoint, and a thread with its history only down to what rebuilds it", async () => {
+    const backend = await openPostgres(await cluster.createDatabase("opspilot_compact"));
+    try {
+      const count = async (threadId: string) =>
+        Number(
+          (
+            await backend.pool.query<{ n: string }>("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = $1", [
+              threadId,
+            ])
+          ).rows[0]!.n,
+        );
+      const script = [callsMessage([{ name: "read_a", args: { query: "x" } }]), answerMessage("Done.")];
+      const user = { userId: "tester", role: "operator" };
+      const types = async (graph: ReturnType<typeof scriptedLoop>["graph"], threadId: string) =>
+        ((await graph.getState({ configurable: { thread_id: threadId } })).values as AgentStateType).messages.map(
+          (message) => message.getType(),
+        );
+
+      const latest = scriptedLoop(backend, script, { keepHistory: false }).graph;
+      await latest.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "latest", ...user } });
+      const before = await count("latest");
+      expect((await backend.storage.compactThread("latest")).checkpoints).toBe(before - 1);
+      expect(await count("latest")).toBe(1);
+      expect(await types(latest, "latest")).toEqual(["human", "ai", "tool", "ai"]);
+
+      const history = scriptedLoop(backend, script).graph;
+      await history.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "history", ...user } });
+      const kept = await count("history");
+      expect(await backend.storage.compactThread("history")).toEqual({ checkpoints: 0, writes: 0, blobs: 0 });
+      expect(await count("history")).toBe(kept);
+      expect(await types(history, "history")).toEqual(["human", "ai", "tool", "ai"]);
+      // Opened latest-only, the history thread reads whole and loses nothing to compaction.
+      const reopened = scriptedLoop(backend, [answerMessage("Again.")], { keepHistory: false }).graph;
+      await reopened.invoke(
+        { messages: [new HumanMessage("more")] },
+        { configurable: { thread_id: "history", ...user } },
+      );
+      // PostgresSaver stores a channel's value per version: the channels that run did not write
+      // (memory) still have only their writes, so compaction keeps what rebuilds them.
+      const beforeCompacting = await count("history");
+      await backend.storage.compactThread("history");
+      expect(await count("history")).toBeLessThanOrEqual(beforeCompacting);
+      expect(await count("history")).toBeGreaterThan(1);
+      expect(await types(reopened, "history")).toEqual(["human", "ai", "tool", "ai", "human", "ai"]);
+      expect(await types(history, "history")).toEqual(["human", "ai", "tool", "ai", "human", "ai"]);
     } finally {
       await backend.close();
     }
