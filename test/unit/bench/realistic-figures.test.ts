@@ -31,16 +31,16 @@ describe("the realistic workload's figures", () => {
   });
 
   it("reads the CPU time of a whole process group from /proc", async () => {
-    // A detached child leads its own group; it spins for 300 ms of CPU, then waits to be read.
-    const child = spawn(
-      process.execPath,
-      ["-e", "const t = Date.now(); while (Date.now() - t < 300); setTimeout(() => {}, 5000)"],
-      {
-        detached: true,
-        stdio: "ignore",
-      },
-    );
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // A detached child leads its own group; it spins until it has spent 300 ms of CPU (not of
+    // wall time, which a loaded machine stretches), says so, then waits to be read.
+    const spin =
+      "const busy = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };" +
+      "const start = busy(); while (busy() - start < 300); console.log('spun'); setTimeout(() => {}, 20000)";
+    const child = spawn(process.execPath, ["-e", spin], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("spun") && resolve());
+      child.once("exit", (code) => reject(new Error(`the spinning child exited early (${code})`)));
+    });
     try {
       const spent = groupCpuMs(child.pid!);
       expect(spent).toBeGreaterThanOrEqual(200);
@@ -49,5 +49,5 @@ describe("the realistic workload's figures", () => {
     } finally {
       process.kill(-child.pid!, "SIGKILL");
     }
-  });
+  }, 20_000);
 });
