@@ -1,8 +1,17 @@
-import type { Database, Statement } from "better-sqlite3";
+import type { Statement } from "better-sqlite3";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import {
+  WRITES_IDX_MAP,
+  copyCheckpoint,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type DeltaChannelHistory,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import { MAX_WALKED_CHANNELS, walkEnds } from "./delta-base.js";
+import { StatementCache } from "./statement-cache.js";
 
 /** A checkpoint of the chain, nearest first: its id and which of the asked channels it stores whole. */
 interface ChainRow {
@@ -53,6 +62,11 @@ const WRITES_SQL = `SELECT w.checkpoint_id, w.task_id, w.channel, w.type, CAST(w
     AND w.checkpoint_id IN (SELECT value FROM json_each(:ids)) AND w.channel IN (SELECT value FROM json_each(:channels))
   ORDER BY w.checkpoint_id, w.task_id, w.idx`;
 
+/** `SqliteSaver`'s own statements for a checkpoint and for a task's writes (a pause's or an error's replace). */
+const INSERT_CHECKPOINT = `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+const insertWrites = (conflict: "REPLACE" | "IGNORE") =>
+  `INSERT OR ${conflict} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /**
  * LangGraph's official SQLite checkpointer, reading a `DeltaChannel`'s history in two queries.
  * `BaseCheckpointSaver.getDeltaChannelHistory` walks the ancestors with a `getTuple` each, which
@@ -60,14 +74,50 @@ const WRITES_SQL = `SELECT w.checkpoint_id, w.task_id, w.channel, w.type, CAST(w
  * full copy of the messages costs hundreds of queries. Here one recursive query walks the parent
  * chain and stops at the checkpoint where every asked channel is stored whole, a second reads
  * just those channels' writes on that chain; the result is the base class's, as LangGraph's
- * checkpointer conformance suite checks. Everything else is `SqliteSaver`'s own.
+ * checkpointer conformance suite checks. `put` and `putWrites` are `SqliteSaver`'s, rows and
+ * conflict handling alike, with their statements prepared once where `SqliteSaver` prepares them
+ * on every call (13 times a run of two model calls, about as long as running them). Everything
+ * else is `SqliteSaver`'s own.
  */
 export class DeltaSqliteSaver extends SqliteSaver {
   private readonly chains = new Map<number, Statement>();
   private writesStatement?: Statement;
+  private readonly statements = new StatementCache(this.db);
+  /** Inserts a task's rows in one transaction, as `SqliteSaver.putWrites` does. */
+  private readonly insertAll = this.db.transaction((statement: Statement, rows: unknown[][]) => {
+    for (const row of rows) statement.run(...row);
+  });
 
-  constructor(db: Database) {
-    super(db);
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
+    this.setup();
+    if (!config.configurable) throw new Error("Empty configuration supplied.");
+    const { thread_id: threadId, checkpoint_ns: namespace = "", checkpoint_id: parentId } = config.configurable;
+    if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
+    const [[type, serializedCheckpoint], [metadataType, serializedMetadata]] = await Promise.all([
+      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      this.serde.dumpsTyped(metadata),
+    ]);
+    if (type !== metadataType) throw new Error("Failed to serialized checkpoint and metadata to the same type.");
+    this.statements
+      .get(INSERT_CHECKPOINT)
+      .run(threadId, namespace, checkpoint.id, parentId, type, serializedCheckpoint, serializedMetadata);
+    return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    this.setup();
+    if (!config.configurable) throw new Error("Empty configuration supplied.");
+    const { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId } = config.configurable;
+    if (!threadId) throw new Error("Missing thread_id field in config.configurable.");
+    if (!checkpointId) throw new Error("Missing checkpoint_id field in config.configurable.");
+    const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const rows = await Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, serialized] = await this.serde.dumpsTyped(value);
+        return [threadId, namespace, checkpointId, taskId, WRITES_IDX_MAP[channel] ?? idx, channel, type, serialized];
+      }),
+    );
+    this.insertAll(this.statements.get(insertWrites(special ? "REPLACE" : "IGNORE")), rows);
   }
 
   override async getDeltaChannelHistory(options: {
