@@ -19,16 +19,20 @@ export type Row = Record<string, unknown>;
  */
 export class SqliteThreadStore implements ThreadStore, WriteJournal, ResultStore {
   protected readonly statements: StatementCache;
+  /** Runs a function in a transaction of its own, taking the write lock at once (better-sqlite3's `immediate`). */
+  private readonly inTransaction: { immediate: <T>(write: () => T) => T };
 
   constructor(protected readonly db: Database) {
     db.exec(SQLITE_SCHEMA);
     addMissingColumns(db);
     this.statements = new StatementCache(db);
+    // One wrapper for every transaction: better-sqlite3 builds a new one per `transaction()` call.
+    this.inTransaction = db.transaction(<T>(write: () => T) => write()) as unknown as typeof this.inTransaction;
   }
 
   /** A record's write, in a transaction of its own (a record of several rows commits whole). */
   protected writeRecord(write: () => void): void {
-    this.db.transaction(write).immediate();
+    this.inTransaction.immediate(write);
   }
 
   async createThread(threadId: string, userId: string): Promise<void> {
@@ -114,19 +118,19 @@ export class SqliteThreadStore implements ThreadStore, WriteJournal, ResultStore
 
   async appendEvents(threadId: string, runId: string, bodies: RunEventBody[]): Promise<RunEvent[]> {
     if (bodies.length === 0) return [];
-    const append = this.db.transaction(() => bodies.map((body) => this.insertEvent(threadId, runId, body)));
-    return append.immediate();
+    return this.inTransaction.immediate(() => bodies.map((body) => this.insertEvent(threadId, runId, body)));
   }
 
   /** Writes an event with the thread's next sequence number; call it inside a transaction. */
   private insertEvent(threadId: string, runId: string, body: RunEventBody): RunEvent {
+    const event = { ...body, threadId, runId, seq: 0 } as RunEvent;
     const row = this.statements
-      .get("SELECT COALESCE(MAX(seq), 0) AS seq FROM opspilot_events WHERE thread_id = ?")
-      .get(threadId) as Row;
-    const event = { ...body, threadId, runId, seq: (row.seq as number) + 1 } as RunEvent;
-    this.statements
-      .get("INSERT INTO opspilot_events VALUES (?, ?, ?, ?, ?, ?)")
-      .run(threadId, event.seq, runId, event.type, storedEventBody(event), Date.now());
+      .get(
+        `INSERT INTO opspilot_events SELECT :thread, COALESCE(MAX(seq), 0) + 1, :run, :type, :body, :at
+          FROM opspilot_events WHERE thread_id = :thread RETURNING seq`,
+      )
+      .get({ thread: threadId, run: runId, type: event.type, body: storedEventBody(event), at: Date.now() }) as Row;
+    event.seq = row.seq as number;
     return event;
   }
 
@@ -141,7 +145,7 @@ export class SqliteThreadStore implements ThreadStore, WriteJournal, ResultStore
 
   async acquireLease(threadId: string, runId: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const acquire = this.db.transaction(() => {
+    return this.inTransaction.immediate(() => {
       this.dropDeadLease(threadId, now);
       return (
         this.statements
@@ -149,7 +153,6 @@ export class SqliteThreadStore implements ThreadStore, WriteJournal, ResultStore
           .run(threadId, runId, LEASE_OWNER, now + ttlMs).changes === 1
       );
     });
-    return acquire.immediate();
   }
 
   async releaseLease(threadId: string, runId: string): Promise<void> {
