@@ -32,27 +32,48 @@ export function idleTimeoutFetch(idleMs: number, base: typeof fetch = (input, in
   };
 }
 
+/**
+ * The body, failed with `ModelStreamIdleError` when a read waits longer than `idleMs`. One timer
+ * for the whole stream, restarted by each read (a model answer is hundreds of small chunks); it
+ * fires only while a read waits, so a consumer that is slow to read is never taken for a silent
+ * server.
+ */
 function idleTimeoutStream(source: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  let waiting = false;
+  let stalled: ModelStreamIdleError | undefined;
+  let timer: NodeJS.Timeout | undefined;
   return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let timer: NodeJS.Timeout | undefined;
-      const silence = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ModelStreamIdleError(idleMs)), idleMs);
-      });
-      try {
-        const { done, value } = await Promise.race([reader.read(), silence]);
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        controller.error(error);
+    start(controller) {
+      timer = setTimeout(() => {
+        if (!waiting) return;
+        stalled = new ModelStreamIdleError(idleMs);
+        controller.error(stalled);
         // Closes the connection, so the server stops generating for nobody.
+        reader.cancel(stalled).catch(() => undefined);
+      }, idleMs);
+    },
+    async pull(controller) {
+      waiting = true;
+      timer!.refresh();
+      try {
+        const { done, value } = await reader.read();
+        if (stalled) return;
+        if (done) {
+          clearTimeout(timer);
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        if (stalled) return;
+        clearTimeout(timer);
+        controller.error(error);
         reader.cancel(error).catch(() => undefined);
       } finally {
-        clearTimeout(timer);
+        waiting = false;
       }
     },
     cancel(reason) {
+      clearTimeout(timer);
       return reader.cancel(reason);
     },
   });
