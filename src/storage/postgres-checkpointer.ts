@@ -14,7 +14,6 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { HeldTasks, threadKey, type HeldTask } from "./held-writes.js";
 import { MAX_WALKED_CHANNELS, walkEnds } from "./delta-base.js";
 
 /** The checkpointer's tables, in the schema `PostgresSaver` uses by default. */
@@ -27,14 +26,6 @@ const TABLES = {
 /** Rows one statement inserts at most; PostgreSQL takes up to 65,535 parameters a statement. */
 const ROWS_PER_STATEMENT = 1_000;
 
-/** A task's writes, serialized, waiting for the checkpoint after them. */
-interface HeldRows extends HeldTask {
-  /** Its rows, serialized (registered before they are, so a read at once still finds them). */
-  rows: Promise<unknown[][]>;
-  /** Settles the task's `putWrites` once its rows are committed. */
-  settle: (error?: unknown) => void;
-}
-
 /** `rows` as a VALUES list whose parameters are appended to `params`. */
 function valuesOf(rows: unknown[][], params: unknown[]): string {
   return rows.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(", ")})`).join(", ");
@@ -46,12 +37,6 @@ const writeKey = (row: unknown[]) => `${String(row[3])}\u0000${String(row[4])}`;
 /** The rows with the last of each key, as `PostgresSaver`'s upserts one after another leave them. */
 function lastOfEachKey(rows: unknown[][]): unknown[][] {
   return [...new Map(rows.map((row) => [writeKey(row), row])).values()];
-}
-
-/** Whether any row of `a` has the key of a row of `b`. */
-function sharesKey(a: unknown[][], b: unknown[][]): boolean {
-  const keys = new Set(a.map(writeKey));
-  return b.some((row) => keys.has(writeKey(row)));
 }
 
 const INSERT_WRITES = `INSERT INTO ${TABLES.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)`;
@@ -106,28 +91,21 @@ interface ChainRow {
 }
 
 /**
- * LangGraph's official PostgreSQL checkpointer, saving a superstep in one round trip where
+ * LangGraph's official PostgreSQL checkpointer, saving a superstep in two round trips where
  * `PostgresSaver` sends a transaction of one statement per row. `PostgresSaver.put` sends BEGIN,
  * an INSERT per changed channel, the checkpoint's INSERT and COMMIT, each a round trip, and
- * `putWrites` an INSERT per write between BEGIN and COMMIT. Here a task's writes wait (at most
- * 50 ms) for the checkpoint that follows them, and that checkpoint's INSERT carries them and the
- * changed channels in data-modifying `WITH`s, one statement with bound parameters, as atomic as
- * the transactions were. The task's `putWrites` settles when that commits. LangGraph awaits the
- * writes of a delta channel before the checkpoint after them, so a task's writes are saved at
- * once, in one statement (a step takes two round trips: its writes, then its checkpoint). A pause's or an
- * error's writes, which no checkpoint follows, are saved at once, and a thread's waiting writes
- * are saved before it is read. The rows and their conflict handling are `PostgresSaver`'s own,
- * so either class reads what the other wrote.
- *
- * A process killed while a task's writes wait loses them, as it would lose a task that had not
- * finished: the step runs again from the checkpoint before it (a write tool's journal keeps a
- * write from running twice). opspilot's records and events are not held: they commit on their own.
+ * `putWrites` an INSERT per write between BEGIN and COMMIT. Here a task's writes are one
+ * statement, and the changed channels and the checkpoint another (the channels in a
+ * data-modifying `WITH`), with bound parameters, as atomic as the transactions were.
+ * `putWrites` settles when its statement commits, as `PostgresSaver`'s does: LangGraph awaits
+ * the writes of a delta channel before it puts the checkpoint after them, so a checkpoint is
+ * never saved without the writes it is rebuilt from. A read of a thread waits for the saves
+ * of its writes under way. The rows and their conflict handling are `PostgresSaver`'s own, so
+ * either class reads what the other wrote.
  */
 export class BatchedPostgresSaver extends PostgresSaver {
-  /** Writes waiting for their checkpoint; those no checkpoint takes are saved on their own. */
-  private readonly held = new HeldTasks<HeldRows>((key) => void this.saveHeld(key).catch(() => undefined));
-  /** Saves of held writes under way: a read of their thread waits for them. */
-  private readonly saving = new Set<{ key: string; done: Promise<unknown> }>();
+  /** Saves of writes under way, by thread: a read of their thread waits for them. */
+  private readonly saving = new Set<{ threadId: string; done: Promise<unknown> }>();
 
   constructor(private readonly connections: pg.Pool) {
     super(connections);
@@ -145,13 +123,8 @@ export class BatchedPostgresSaver extends PostgresSaver {
       this._dumpBlobs(threadId, namespace, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
     ]);
-    // The writes of this checkpoint's tasks (made against an older one) go with it; a later checkpoint's wait.
-    // If it fails, the put fails: the checkpoint and the writes it carries are saved together or not at all.
-    const folded = this.held.takeBefore(threadKey(threadId, namespace), checkpoint.id);
-    const writes = (await Promise.all(folded.map((task) => task.rows))).flat();
-    if (blobs.length + writes.length > ROWS_PER_STATEMENT) {
-      // More rows than one statement takes (never in opspilot's graph): PostgresSaver's own transactions.
-      await this.insertWrites(writes, KEEP_FIRST);
+    if (blobs.length > ROWS_PER_STATEMENT) {
+      // More channels than one statement takes (never in opspilot's graph): PostgresSaver's own transaction.
       await super.put(config, checkpoint, metadata, newVersions);
     } else {
       const params: unknown[] = [
@@ -163,16 +136,11 @@ export class BatchedPostgresSaver extends PostgresSaver {
         serializedMetadata,
       ];
       // A data-modifying WITH runs once and to completion, whether or not the statement reads it.
-      const parts = [
-        ...(blobs.length > 0
-          ? [
-              `blobs AS (${INSERT_BLOBS} VALUES ${valuesOf(blobs, params)} ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)`,
-            ]
-          : []),
-        ...(writes.length > 0 ? [`writes AS (${INSERT_WRITES} VALUES ${valuesOf(writes, params)} ${KEEP_FIRST})`] : []),
-      ];
-      const text = `${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}${UPSERT_CHECKPOINT}`;
-      await this.connections.query(text, params);
+      const channels =
+        blobs.length > 0
+          ? `WITH blobs AS (${INSERT_BLOBS} VALUES ${valuesOf(blobs, params)} ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING) `
+          : "";
+      await this.connections.query(`${channels}${UPSERT_CHECKPOINT}`, params);
     }
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
@@ -186,31 +154,19 @@ export class BatchedPostgresSaver extends PostgresSaver {
     } = config.configurable ?? {};
     if (!threadId) throw new Error("Missing thread_id field in config.configurable.");
     if (!checkpointId) throw new Error("Missing checkpoint_id field in config.configurable.");
-    const rows = this._dumpWrites(threadId, namespace, checkpointId, taskId, writes);
-    // A value that cannot be serialized fails the statement that saves it, and the putWrites waiting on it.
-    rows.catch(() => undefined);
-    const key = threadKey(threadId, namespace);
-    // A pause's or an error's writes end the step with no checkpoint after them: saved now, with what waits.
-    if (writes.every(([channel]) => channel in WRITES_IDX_MAP)) return this.saveHeld(key, lastOfEachKey(await rows));
-    // LangGraph puts a checkpoint only once the writes of its delta channels are saved (it awaits
-    // this promise first): they are saved at once, with whatever else the thread holds, and this
-    // settles when they are committed, as PostgresSaver's putWrites does.
-    const saved = new Promise<void>((resolve, reject) =>
-      this.held.hold(key, {
-        checkpointId,
-        rows,
-        heldAt: Date.now(),
-        settle: (error?: unknown) => (error === undefined ? resolve() : reject(error)),
-      }),
+    // A pause's or an error's writes replace the task's earlier ones; a task's regular writes never do.
+    const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const saved = this._dumpWrites(threadId, namespace, checkpointId, taskId, writes).then((rows) =>
+      this.insertWrites(special ? lastOfEachKey(rows) : rows, special ? REPLACE : KEEP_FIRST),
     );
-    const save = { key, done: this.saveHeld(key).catch(() => undefined) };
+    const save = { threadId: threadId as string, done: saved.catch(() => undefined) };
     this.saving.add(save);
     void save.done.then(() => this.saving.delete(save));
     return saved;
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    await this.saveHeldOf(config.configurable?.thread_id as string | undefined);
+    await this.savedOf(config.configurable?.thread_id as string | undefined);
     return super.getTuple(config);
   }
 
@@ -231,7 +187,7 @@ export class BatchedPostgresSaver extends PostgresSaver {
       checkpoint_ns: namespace = "",
       checkpoint_id: checkpointId = null,
     } = config.configurable ?? {};
-    await this.saveHeldOf(threadId as string | undefined);
+    await this.savedOf(threadId as string | undefined);
     const { rows } = await this.connections.query<ChainRow>(DELTA_CHAIN, [
       threadId,
       namespace,
@@ -275,46 +231,19 @@ export class BatchedPostgresSaver extends PostgresSaver {
   }
 
   override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
-    await this.saveHeldOf(config.configurable?.thread_id as string | undefined);
+    await this.savedOf(config.configurable?.thread_id as string | undefined);
     yield* super.list(config, options);
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    await this.saveHeldOf(threadId);
+    await this.savedOf(threadId);
     await super.deleteThread(threadId);
   }
 
-  /** Saves what still waits, then closes the pool. */
+  /** Waits for the writes under way, then closes the pool. */
   override async end(): Promise<void> {
-    this.held.stop();
-    await this.saveHeldOf(undefined);
+    await this.savedOf(undefined);
     await super.end();
-  }
-
-  /** Saves a thread's waiting writes, and `replacing` (a pause's or an error's) after them, in one statement. */
-  private async saveHeld(key: string, replacing: unknown[][] = []): Promise<void> {
-    const held = this.held.take(key);
-    try {
-      const rows = (await Promise.all(held.map((task) => task.rows))).flat();
-      if (rows.length + replacing.length > ROWS_PER_STATEMENT) {
-        await this.insertWrites(rows, KEEP_FIRST);
-        await this.insertWrites(replacing, REPLACE);
-      } else if (rows.length + replacing.length > 0) {
-        const params: unknown[] = [];
-        const first = rows.length > 0 ? `${INSERT_WRITES} VALUES ${valuesOf(rows, params)} ${KEEP_FIRST}` : "";
-        const second = replacing.length > 0 ? `${INSERT_WRITES} VALUES ${valuesOf(replacing, params)} ${REPLACE}` : "";
-        // One statement cannot write a row twice: waiting rows the replacing ones would replace go first, alone.
-        if (first && second && sharesKey(rows, replacing)) {
-          await this.insertWrites(rows, KEEP_FIRST);
-          await this.insertWrites(replacing, REPLACE);
-        } else
-          await this.connections.query(first && second ? `WITH held AS (${first}) ${second}` : first || second, params);
-      }
-    } catch (error) {
-      for (const task of held) task.settle(error);
-      throw error;
-    }
-    for (const task of held) task.settle();
   }
 
   /** Inserts writes rows in statements of at most `ROWS_PER_STATEMENT`, each committed alone. */
@@ -326,10 +255,9 @@ export class BatchedPostgresSaver extends PostgresSaver {
     }
   }
 
-  /** Saves the waiting writes of a thread's namespaces (of every thread, without one). */
-  private async saveHeldOf(threadId: string | undefined): Promise<void> {
-    const prefix = threadId === undefined ? "" : threadKey(threadId, "");
-    await Promise.all([...this.saving].filter((save) => save.key.startsWith(prefix)).map((save) => save.done));
-    for (const key of this.held.keysOf(threadId)) await this.saveHeld(key);
+  /** Waits for the saves of a thread's writes under way (of every thread's, without one). */
+  private async savedOf(threadId: string | undefined): Promise<void> {
+    const pending = [...this.saving].filter((save) => threadId === undefined || save.threadId === threadId);
+    await Promise.all(pending.map((save) => save.done));
   }
 }
