@@ -79,7 +79,7 @@ const STORAGE_METHODS = [
   "usageOn",
   "recordRunStart",
   "recordStep",
-  "recordToolCall",
+  "recordToolCalls",
   "recordRunEnd",
   "compactThread",
 ];

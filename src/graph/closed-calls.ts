@@ -26,13 +26,12 @@ export async function recordClosedCalls(
   },
 ): Promise<void> {
   const proposed = new Map(options.history.flatMap((message) => proposedCalls(message)).map((call) => [call.id, call]));
-  for (const message of options.closing) {
-    if (!ToolMessage.isInstance(message)) continue;
+  const records = options.closing.filter(ToolMessage.isInstance).map((message) => {
     const callId = message.tool_call_id;
     const planned = options.batch?.calls.find((call) => call.callId === callId);
     const args = planned?.args ?? proposed.get(callId)?.args ?? {};
     const meta = message.artifact as Partial<ObservationMeta> | undefined;
-    await recorder.recordToolCall({
+    return {
       runId: options.runId,
       threadId: options.threadId,
       callId,
@@ -42,8 +41,9 @@ export async function recordClosedCalls(
       outcome: closedOutcome(meta?.errorCode),
       ...(meta?.errorCode ? { errorCode: meta.errorCode } : {}),
       durationMs: meta?.durationMs ?? 0,
-    });
-  }
+    };
+  });
+  await recorder.recordToolCalls(records);
 }
 
 /** A closed call never ran: cancelled when a cancel closed it, otherwise skipped (the error code says why). */

@@ -204,27 +204,29 @@ async function saveResults(
   );
 }
 
-/** Records each call, one after another: the records list a step's calls in the order the model made them. */
+/** Records the step's calls together, in the order the model made them. */
 async function recordToolCalls(
   storage: Storage,
   options: { runId: string; threadId: string },
   finished: Array<{ call: PlannedCall; outcome: CallOutcome }>,
 ) {
-  for (const { call, outcome } of finished) {
-    const errorCode =
-      outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
-    await storage.recordToolCall({
-      runId: options.runId,
-      threadId: options.threadId,
-      callId: call.callId,
-      tool: call.tool,
-      argsDigest: call.argsHash,
-      argsSummary: summarizeArgs(call.args),
-      outcome: recordOutcome(outcome, errorCode),
-      errorCode,
-      durationMs: outcome.durationMs,
-    });
-  }
+  await storage.recordToolCalls(
+    finished.map(({ call, outcome }) => {
+      const errorCode =
+        outcome.kind === "observation" && !outcome.observation.ok ? outcome.observation.errorCode : undefined;
+      return {
+        runId: options.runId,
+        threadId: options.threadId,
+        callId: call.callId,
+        tool: call.tool,
+        argsDigest: call.argsHash,
+        argsSummary: summarizeArgs(call.args),
+        outcome: recordOutcome(outcome, errorCode),
+        errorCode,
+        durationMs: outcome.durationMs,
+      };
+    }),
+  );
 }
 
 function recordOutcome(outcome: CallOutcome, errorCode: ErrorCode | undefined): CallRecordOutcome {

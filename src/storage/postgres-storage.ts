@@ -18,6 +18,7 @@ import type {
   RecordsSummary,
   Recorder,
   Storage,
+  ToolCallRecord,
 } from "./types.js";
 import { postgresPauseDeadlines } from "./postgres-pause-deadlines.js";
 import { postgresIncidents } from "./postgres-incidents.js";
@@ -110,15 +111,27 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
     );
   }
 
-  async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
-    // `seq = DEFAULT` moves a replaced row to the end, like SQLite's INSERT OR REPLACE does with rowid.
+  async recordToolCalls(calls: readonly ToolCallRecord[]): Promise<void> {
+    if (calls.length === 0) return;
+    // One statement cannot update a row twice: a call listed twice keeps its last record, in its last place.
+    const last = [...new Map(calls.map((call) => [`${call.threadId}\u0000${call.callId}`, call])).values()];
+    const ordered = calls.filter((call) => last.includes(call));
+    const values: unknown[] = [];
+    // The column is an integer here; SQLite keeps what it is given.
+    const rows = ordered.map(
+      (call) =>
+        `(${toolCallValues({ ...call, durationMs: Math.round(call.durationMs) })
+          .map((value) => `$${values.push(value)}`)
+          .join(", ")})`,
+    );
+    // Rows get their `seq` in the order listed; `seq = DEFAULT` moves a replaced row to the end, like
+    // SQLite's INSERT OR REPLACE does with rowid.
     await this.changes(
-      `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (thread_id, call_id) DO UPDATE SET
+      `INSERT INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES ${rows.join(", ")} ON CONFLICT (thread_id, call_id) DO UPDATE SET
          run_id = EXCLUDED.run_id, tool = EXCLUDED.tool, args_digest = EXCLUDED.args_digest, outcome = EXCLUDED.outcome,
          error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms, args_summary = EXCLUDED.args_summary,
          seq = DEFAULT`,
-      // The column is an integer here; SQLite keeps what it is given.
-      toolCallValues({ ...call, durationMs: Math.round(call.durationMs) }),
+      values,
     );
   }
 

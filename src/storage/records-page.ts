@@ -1,4 +1,4 @@
-import type { Recorder } from "./types.js";
+import type { ToolCallRecord } from "./types.js";
 
 type Row = Record<string, unknown>;
 
@@ -36,7 +36,7 @@ export interface RecordsPage {
 export const TOOL_CALL_COLUMNS =
   "thread_id, call_id, run_id, tool, args_digest, outcome, error_code, duration_ms, args_summary";
 /** A tool-call record's values in `TOOL_CALL_COLUMNS` order. */
-export function toolCallValues(call: Parameters<Recorder["recordToolCall"]>[0]): unknown[] {
+export function toolCallValues(call: ToolCallRecord): unknown[] {
   return [
     call.threadId,
     call.callId,

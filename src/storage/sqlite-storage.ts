@@ -17,6 +17,7 @@ import type {
   RecordsSummary,
   Recorder,
   Storage,
+  ToolCallRecord,
 } from "./types.js";
 import { sqlitePauseDeadlines } from "./sqlite-pause-deadlines.js";
 import { sqliteIncidents } from "./sqlite-incidents.js";
@@ -83,12 +84,14 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
     };
   }
 
-  async recordToolCall(call: Parameters<Recorder["recordToolCall"]>[0]): Promise<void> {
-    this.writeRecord(() =>
-      this.statements
-        .get(`INSERT OR REPLACE INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(...toolCallValues(call)),
+  async recordToolCalls(calls: readonly ToolCallRecord[]): Promise<void> {
+    if (calls.length === 0) return;
+    const insert = this.statements.get(
+      `INSERT OR REPLACE INTO opspilot_tool_calls (${TOOL_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.writeRecord(() => {
+      for (const call of calls) insert.run(...toolCallValues(call));
+    });
   }
 
   async recordDecision(decision: Parameters<Recorder["recordDecision"]>[0]): Promise<void> {

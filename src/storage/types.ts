@@ -38,6 +38,20 @@ export interface ResultStore {
 /** Outcome of one tool call as the records keep it. */
 export type CallRecordOutcome = "ok" | "error" | "interrupt" | "cancelled" | "rejected" | "skipped";
 
+/** One tool call as the records keep it. */
+export interface ToolCallRecord {
+  runId: string;
+  threadId: string;
+  callId: string;
+  tool: string;
+  argsDigest: string;
+  /** The args as a readable, masked line (`service=payment-service, environment=prod`); NULL when absent. */
+  argsSummary?: string;
+  outcome: CallRecordOutcome;
+  errorCode?: ErrorCode;
+  durationMs: number;
+}
+
 /** The records of design §7. */
 export interface Recorder {
   recordRunStart(run: { runId: string; threadId: string; userId: string; startedAt: number }): Promise<void>;
@@ -51,18 +65,11 @@ export interface Recorder {
     /** Dollars this step's model call cost, from the configured prices (0 without prices). */
     costUsd: number;
   }): Promise<void>;
-  recordToolCall(call: {
-    runId: string;
-    threadId: string;
-    callId: string;
-    tool: string;
-    argsDigest: string;
-    /** The args as a readable, masked line (`service=payment-service, environment=prod`); NULL when absent. */
-    argsSummary?: string;
-    outcome: CallRecordOutcome;
-    errorCode?: ErrorCode;
-    durationMs: number;
-  }): Promise<void>;
+  /**
+   * A step's tool calls, in the order the model made them, written together (one statement on
+   * PostgreSQL); a call recorded before is replaced and moves to the end.
+   */
+  recordToolCalls(calls: readonly ToolCallRecord[]): Promise<void>;
   /** A user's answer to a pause: approve, edit (with the new frozen args' hash) or reject, and who gave it. */
   recordDecision(decision: {
     threadId: string;

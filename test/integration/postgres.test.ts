@@ -158,26 +158,38 @@ describe.skipIf(skipPostgres)("PostgresStorage shared by two processes", () => {
         toolCalls: 2,
         costUsd: 0.0004,
       });
-      await storage.recordToolCall({
-        runId: "run-1",
-        threadId: "t1",
-        callId: "c2",
-        tool: "search_logs",
-        argsDigest: "d2",
-        argsSummary: "service=payment-service",
-        outcome: "error",
-        errorCode: "timeout",
-        durationMs: 50,
-      });
-      await storage.recordToolCall({
-        runId: "run-1",
-        threadId: "t1",
-        callId: "c1",
-        tool: "search_docs",
-        argsDigest: "d1",
-        outcome: "ok",
-        durationMs: 7,
-      });
+      // One statement for the step's calls; c1 listed twice keeps its last record, in its last place.
+      await storage.recordToolCalls([
+        {
+          runId: "run-1",
+          threadId: "t1",
+          callId: "c1",
+          tool: "search_docs",
+          argsDigest: "d0",
+          outcome: "interrupt",
+          durationMs: 0,
+        },
+        {
+          runId: "run-1",
+          threadId: "t1",
+          callId: "c2",
+          tool: "search_logs",
+          argsDigest: "d2",
+          argsSummary: "service=payment-service",
+          outcome: "error",
+          errorCode: "timeout",
+          durationMs: 50,
+        },
+        {
+          runId: "run-1",
+          threadId: "t1",
+          callId: "c1",
+          tool: "search_docs",
+          argsDigest: "d1",
+          outcome: "ok",
+          durationMs: 7,
+        },
+      ]);
       await storage.recordDecision({
         threadId: "t1",
         callId: "c1",

@@ -42,17 +42,19 @@ async function seed(storage: Storage) {
       });
   };
   const call = (runId: string, callId: string, tool: string, outcome: "ok" | "error", durationMs: number) =>
-    storage.recordToolCall({
-      runId,
-      threadId: `thread-${runId}`,
-      callId,
-      tool,
-      argsDigest: `digest-${callId}`,
-      argsSummary: `call=${callId}`,
-      outcome,
-      ...(outcome === "error" ? { errorCode: "timeout" as const } : {}),
-      durationMs,
-    });
+    storage.recordToolCalls([
+      {
+        runId,
+        threadId: `thread-${runId}`,
+        callId,
+        tool,
+        argsDigest: `digest-${callId}`,
+        argsSummary: `call=${callId}`,
+        outcome,
+        ...(outcome === "error" ? { errorCode: "timeout" as const } : {}),
+        durationMs,
+      },
+    ]);
   await run("r1", T0 + 1000, [100, 200], { stopReason: "final_answer", resumed: false });
   await call("r1", "c1", "search_logs", "error", 40);
   await call("r1", "c2", "search_logs", "ok", 20);

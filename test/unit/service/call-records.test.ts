@@ -78,13 +78,13 @@ describe("call records", () => {
     // The database refuses one call's record: the step fails and recovery must close both calls.
     const storage = new Proxy(backend.storage, {
       get(target, property, receiver) {
-        if (property === "recordToolCall")
-          return async (call: Parameters<Storage["recordToolCall"]>[0]) => {
-            if (!failed && call.callId === "b1") {
+        if (property === "recordToolCalls")
+          return async (calls: Parameters<Storage["recordToolCalls"]>[0]) => {
+            if (!failed && calls.some((call) => call.callId === "b1")) {
               failed = true;
               throw new Error("disk I/O error");
             }
-            return target.recordToolCall(call);
+            return target.recordToolCalls(calls);
           };
         const value = Reflect.get(target, property, receiver) as unknown;
         return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
