@@ -21,6 +21,8 @@ export interface PausedThreadsResult {
   many: number;
   /** RSS after GC with `many` paused minus the same with `few` paused. */
   rssIncreaseMb: number;
+  /** The JS heap and external memory after GC, the same way: what the paused threads' objects hold. */
+  heapIncreaseMb: number;
   /** Wall time to open the extra pauses (each a run to its approval pause). */
   pauseMs: number;
   /** Median ms from `resumeRun` to `run_finished` with `few` and with `many` threads paused. */
@@ -57,6 +59,8 @@ export function runPausedThreads(
       const figures = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
         rssFew: number;
         rssMany: number;
+        heapFew: number;
+        heapMany: number;
         pauseMs: number;
         fewResume: number[];
         manyResume: number[];
@@ -66,6 +70,7 @@ export function runPausedThreads(
         few: options.few,
         many: options.many,
         rssIncreaseMb: round((figures.rssMany - figures.rssFew) / 1024 / 1024, 1),
+        heapIncreaseMb: round((figures.heapMany - figures.heapFew) / 1024 / 1024, 1),
         pauseMs: round(figures.pauseMs, 0),
         fewResumeMs: round(median(figures.fewResume), 2),
         manyResumeMs: round(median(figures.manyResume), 2),

@@ -34,7 +34,7 @@ export function measuresTable(
         `${paused.fewResumeMinMs.toFixed(1)} ms`,
         `${paused.manyResumeMinMs.toFixed(1)} ms`,
         paused.resumeRatio.toFixed(2),
-        `median ${paused.fewResumeMs.toFixed(1)} / ${paused.manyResumeMs.toFixed(1)} ms; RSS +${paused.rssIncreaseMb.toFixed(1)} MB for ${paused.many - paused.few} more paused`,
+        `median ${paused.fewResumeMs.toFixed(1)} / ${paused.manyResumeMs.toFixed(1)} ms; RSS +${paused.rssIncreaseMb.toFixed(1)} MB (JS heap +${paused.heapIncreaseMb.toFixed(1)} MB) for ${paused.many - paused.few} more paused`,
       ],
     ],
   );
