@@ -219,17 +219,30 @@ function latestMessages(turn: Turn, { room, latestRoom }: Rooms, meter: TokenMet
 
 /** The messages with their results (then the user message) cut so that together they fit `room`. */
 function squeeze(messages: readonly BaseMessage[], room: number, meter: TokenMeter): BaseMessage[] {
-  const results = messages.filter((m) => ToolMessage.isInstance(m));
-  const others = messages.filter((m) => !ToolMessage.isInstance(m)).reduce((sum, m) => sum + meter.message(m), 0);
-  const perResult = Math.max(MIN_RESULT_TOKENS, Math.floor((room - others) / Math.max(1, results.length)) - 8);
-  let cut = messages.map((m) =>
-    ToolMessage.isInstance(m) && meter.message(m) > perResult ? cutMessage(m, perResult, meter) : m,
-  );
-  const used = cut.reduce((sum, m) => sum + meter.message(m), 0);
+  const tokensOf = (list: readonly BaseMessage[]) => list.reduce((sum, m) => sum + meter.message(m), 0);
+  const results = messages.filter((m) => ToolMessage.isInstance(m)).length;
+  const others = tokensOf(messages.filter((m) => !ToolMessage.isInstance(m)));
+  // A result's budget is in message tokens; its cut aims its text below that by the message's own overhead.
+  const cutResults = (perResult: number) =>
+    messages.map((m) => {
+      if (!ToolMessage.isInstance(m) || meter.message(m) <= perResult) return m;
+      const overhead = Math.max(0, meter.message(m) - meter.text(String(m.content)));
+      return cutMessage(m, Math.max(1, perResult - overhead), meter);
+    });
+  let perResult = Math.max(MIN_RESULT_TOKENS, Math.floor((room - others) / Math.max(1, results)) - 8);
+  let cut = cutResults(perResult);
+  // A cut lands near its aim, not always under it: aim lower by what the results overshot.
+  for (let tries = 0; tries < 3 && tokensOf(cut) > room && perResult > MIN_RESULT_TOKENS; tries += 1) {
+    perResult = Math.max(MIN_RESULT_TOKENS, perResult - Math.ceil((tokensOf(cut) - room) / Math.max(1, results)) - 8);
+    cut = cutResults(perResult);
+  }
+  const used = tokensOf(cut);
   const head = cut[0];
   if (used > room && head && head.getType() === "human") {
     const headRoom = Math.max(MIN_RESULT_TOKENS, meter.message(head) - (used - room));
-    cut = [cutMessage(head, headRoom, meter), ...cut.slice(1)];
+    // The cut's note makes a short question longer: it is cut only when that leaves it shorter.
+    const shorter = cutMessage(head, headRoom, meter);
+    if (meter.message(shorter) < meter.message(head)) cut = [shorter, ...cut.slice(1)];
   }
   return cut;
 }

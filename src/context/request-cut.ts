@@ -17,8 +17,11 @@ export function cutMessage(message: BaseMessage, maxTokens: number, meter: Token
   const tokens = Math.max(1, meter.text(content));
   let maxChars = Math.floor((content.length * maxTokens) / tokens);
   let text = cut(maxChars);
-  for (let attempt = 0; attempt < 8 && meter.text(text) > maxTokens && maxChars > 0; attempt += 1) {
-    maxChars = Math.floor(maxChars * 0.75);
+  // Over its aim: shorter in proportion to the overshoot, so the cut keeps about as much as fits, not a quarter less.
+  for (let attempt = 0; attempt < 8 && maxChars > 0; attempt += 1) {
+    const textTokens = meter.text(text);
+    if (textTokens <= maxTokens) break;
+    maxChars = Math.min(maxChars - 1, Math.floor(((maxChars * maxTokens) / textTokens) * 0.99));
     text = cut(maxChars);
   }
   if (ToolMessage.isInstance(message))

@@ -177,6 +177,30 @@ describe("a model request built for the window", () => {
     );
   }, 120_000);
 
+  it("fits a latest step whose one result nearly fills the window, and never lengthens a short question to cut it", () => {
+    // fast-check's counterexample: the cut result came out a few tokens over, and cutting the
+    // four-character question then added the cut's note to it, pushing the request past its limit.
+    for (const windowTokens of [15_100, 15_128, 15_129, 15_150]) {
+      const shape = {
+        turns: [{ zh: false, questionChars: 4, steps: [[{ zh: true, chars: 15_899, ok: true }]], answered: false }],
+        maxChars: 16_000 as const,
+      };
+      const { history, memory } = buildThread(shape);
+      const budget = budgetOf("openai:qwen-plus", windowTokens);
+      const meter = tokenMeter(budget);
+      const request = buildRequest({ systemPrompt: PROMPT, tools: TOOLS, history, memory }, { budget, meter });
+      const [, question, call, result] = request.messages;
+      expect(request.fits).toBe(true);
+      expect(request.tokens).toBeLessThanOrEqual(request.limit);
+      expect(question!.content).toBe(history[0]!.content);
+      expect(call!.id).toBe(history[1]!.id);
+      // Cut to the room left, not far below it: the cut keeps nearly all the tokens the limit leaves.
+      const room = request.limit - (request.tokens - meter.message(result!));
+      expect(meter.message(result!)).toBeLessThan(meter.message(history[2]!));
+      expect(meter.message(result!)).toBeGreaterThan(room * 0.95);
+    }
+  });
+
   it("sends the whole history unchanged, without tokenizing, while it fits by byte length", () => {
     const history = [
       new HumanMessage({ id: "h1", content: "看看支付服务最近报错" }),
