@@ -76,7 +76,7 @@ describe("ask --call: one tool through the real loop, no model", { timeout: 120_
     const threadId = threadOf(result.stdout);
     expect(result.stdout).toContain(`→ [1] get_service_metrics ${JSON.stringify(METRICS)}`);
     expect(result.stdout).toMatch(/✓ \[1\] get_service_metrics · /);
-    expect(result.stdout).toMatch(/■ stop: final_answer · 2 steps · \d+ ms · 0 tokens\n/);
+    expect(result.stdout).toMatch(/■ stop: final_answer · 2 steps · (\d+ ms|\d+\.\d s) · 0 tokens\n/);
 
     const view = await withApp((app) => app.runtime.getThread(threadId, OPERATOR));
     const [asked, proposed, observed, answer] = view.messages;

@@ -76,12 +76,14 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(at("→ [2] search_docs")).toBeLessThan(at("✓ [1] search_resource"));
     expect(at("✓ [2] search_docs")).toBeLessThan(at("step 2"));
     expect(at("step 2")).toBeLessThan(at("→ [3] search_logs"));
-    expect(out).toMatch(/✓ \[1\] search_resource · \d+ result\(s\) \(\d+ ms\)/);
-    expect(out).toMatch(/✓ \[2\] search_docs · \d+ result\(s\) \(\d+ ms\)/);
+    expect(out).toMatch(/✓ \[1\] search_resource · \d+ result\(s\) \((\d+ ms|\d+\.\d s)\)/);
+    expect(out).toMatch(/✓ \[2\] search_docs · \d+ result\(s\) \((\d+ ms|\d+\.\d s)\)/);
     expect(out).toContain("⏸ Waiting for you (params_required): search_logs");
     expect(out).toContain("      needs environment: ");
     expect(out).toContain("      allowed values: prod | staging");
-    expect(out).toMatch(/■ stop: interrupted · 2 steps · \d+ ms · [\d,]+ tokens\n {2}thread: [0-9a-f-]{36}\n/);
+    expect(out).toMatch(
+      /■ stop: interrupted · 2 steps · (\d+ ms|\d+\.\d s) · [\d,]+ tokens\n {2}thread: [0-9a-f-]{36}\n/,
+    );
     expect(out).toContain(
       `To answer, run one of:\n  npm run ask -- --thread ${seedThread} --param environment=prod\n  npm run ask -- --thread ${seedThread} --param environment=staging\n`,
     );
@@ -94,7 +96,7 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     const result = await runCliProcess(["ask", "--thread", seedThread, "--param", "environment=prod"], { db });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(/✓ \[3\] search_logs · \d+ match\(es\) \(\d+ ms\)/);
+    expect(result.stdout).toMatch(/✓ \[3\] search_logs · \d+ match\(es\) \((\d+ ms|\d+\.\d s)\)/);
     expect(result.stdout).toContain("PAY-5031");
     expect(result.stdout).toContain("RB-003");
     // A run over a second (a loaded machine) prints its time in seconds.
@@ -322,6 +324,6 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     expect(result.code).toBe(130);
     expect(result.stderr).toBe("Cancelling the run… (Ctrl-C again to quit at once)\n");
     expect(result.stdout).toMatch(/✗ \[1\] slow_read cancelled · /);
-    expect(result.stdout).toMatch(/■ stop: cancelled · 1 step · \d+ ms/);
+    expect(result.stdout).toMatch(/■ stop: cancelled · 1 step · (\d+ ms|\d+\.\d s)/);
   });
 });
