@@ -226,7 +226,8 @@ function squeeze(messages: readonly BaseMessage[], room: number, meter: TokenMet
   const cutResults = (perResult: number) =>
     messages.map((m) => {
       if (!ToolMessage.isInstance(m) || meter.message(m) <= perResult) return m;
-      const overhead = Math.max(0, meter.message(m) - meter.text(String(m.content)));
+      const content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      const overhead = Math.max(0, meter.message(m) - meter.text(content));
       return cutMessage(m, Math.max(1, perResult - overhead), meter);
     });
   let perResult = Math.max(MIN_RESULT_TOKENS, Math.floor((room - others) / Math.max(1, results)) - 8);
