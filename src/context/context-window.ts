@@ -222,22 +222,19 @@ function squeeze(messages: readonly BaseMessage[], room: number, meter: TokenMet
   const tokensOf = (list: readonly BaseMessage[]) => list.reduce((sum, m) => sum + meter.message(m), 0);
   const results = messages.filter((m) => ToolMessage.isInstance(m)).length;
   const others = tokensOf(messages.filter((m) => !ToolMessage.isInstance(m)));
-  // A result's budget is in message tokens; its cut aims its text below that by the message's own overhead.
   const cutResults = (perResult: number) =>
-    messages.map((m) => {
-      if (!ToolMessage.isInstance(m) || meter.message(m) <= perResult) return m;
-      const content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
-      const overhead = Math.max(0, meter.message(m) - meter.text(content));
-      return cutMessage(m, Math.max(1, perResult - overhead), meter);
-    });
+    messages.map((m) =>
+      ToolMessage.isInstance(m) && meter.message(m) > perResult ? cutMessage(m, perResult, meter) : m,
+    );
   let perResult = Math.max(MIN_RESULT_TOKENS, Math.floor((room - others) / Math.max(1, results)) - 8);
   let cut = cutResults(perResult);
+  let used = tokensOf(cut);
   // A cut lands near its aim, not always under it: aim lower by what the results overshot.
-  for (let tries = 0; tries < 3 && tokensOf(cut) > room && perResult > MIN_RESULT_TOKENS; tries += 1) {
-    perResult = Math.max(MIN_RESULT_TOKENS, perResult - Math.ceil((tokensOf(cut) - room) / Math.max(1, results)) - 8);
+  for (let tries = 0; tries < 3 && used > room && perResult > MIN_RESULT_TOKENS; tries += 1) {
+    perResult = Math.max(MIN_RESULT_TOKENS, perResult - Math.ceil((used - room) / Math.max(1, results)) - 8);
     cut = cutResults(perResult);
+    used = tokensOf(cut);
   }
-  const used = tokensOf(cut);
   const head = cut[0];
   if (used > room && head && head.getType() === "human") {
     const headRoom = Math.max(MIN_RESULT_TOKENS, meter.message(head) - (used - room));

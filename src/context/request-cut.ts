@@ -4,17 +4,20 @@ import type { Observation } from "../contracts/observation.js";
 import type { TokenMeter } from "./request-tokens.js";
 
 /**
- * A copy of a ToolMessage or user message whose text is cut to about `maxTokens`, for one
- * request only: the thread keeps the whole message (design §2.10). A cut result stays an
- * observation the model can read, with the note that says how to page the rest.
+ * A copy of a ToolMessage or user message cut so that, as a message, it comes to about
+ * `maxTokens` (its own overhead, the role and call id, counted), for one request only: the
+ * thread keeps the whole message (design §2.10). A cut result stays an observation the model
+ * can read, with the note that says how to page the rest.
  */
-export function cutMessage(message: BaseMessage, maxTokens: number, meter: TokenMeter): BaseMessage {
+export function cutMessage(message: BaseMessage, messageTokens: number, meter: TokenMeter): BaseMessage {
   const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content);
   const cut = (maxChars: number) =>
     ToolMessage.isInstance(message)
       ? cutObservation(content, maxChars, message.tool_call_id)
       : `${content.slice(0, maxChars)}… [cut to fit the model's context window]`;
   const tokens = Math.max(1, meter.text(content));
+  // The text's aim: the message's budget less what the message costs beyond its text.
+  const maxTokens = Math.max(1, messageTokens - Math.max(0, meter.message(message) - tokens));
   let maxChars = Math.floor((content.length * maxTokens) / tokens);
   let text = cut(maxChars);
   // Over its aim: shorter in proportion to the overshoot, so the cut keeps about as much as fits; by a
