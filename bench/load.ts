@@ -184,11 +184,16 @@ export interface Child {
 /** The script of each server this file starts, and its arguments (`model`: a scripted latency in ms, or a model's base URL). */
 function serverCommand(server: LocalServer, dbPath: string, model: number | string): string[] {
   if (server === "no_work") return [fileURLToPath(new URL("./no-work-server.ts", import.meta.url)), String(model)];
+  if (server === "stack_floor")
+    return [fileURLToPath(new URL("./stack-floor-server.ts", import.meta.url)), String(model)];
   return [fileURLToPath(new URL("./load-server.ts", import.meta.url)), dbPath, String(model)];
 }
 
-/** The servers this file starts itself (the LangGraph API server has its own, `langgraph-server.ts`). */
-type LocalServer = "opspilot" | "no_work";
+/**
+ * The servers this file starts itself (the LangGraph API server has its own, `langgraph-server.ts`);
+ * `stack_floor` (`stack-floor-server.ts`) takes only a model's base URL.
+ */
+type LocalServer = "opspilot" | "no_work" | "stack_floor";
 
 /** Starts a server in a child process and resolves with its URL. */
 export function startChild(server: LocalServer, dbPath: string, model: number | string): Promise<Child> {
@@ -236,7 +241,7 @@ export function stopChild(child: ChildProcess): Promise<void> {
 
 /** Measures every concurrency level, in order, against one fresh server whose model answers after `modelDelayMs`. */
 async function measureServer(
-  server: LocalServer,
+  server: Exclude<LocalServer, "stack_floor">,
   options: LoadOptions,
   modelDelayMs: number,
   directory: string,

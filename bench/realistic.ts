@@ -5,8 +5,10 @@
  * in its own process, driven by this process's client. Each level is a burst: `concurrency`
  * runs started at once. Measured against one run alone in the same server and run: p95 run
  * time and p95 time to the first answer text (`assistant_delta`), runs per second, and the
- * server's CPU per run. The floor, a server that does no work with the same timing
- * (`no-work-server.ts stream`), runs under the same client at the same levels.
+ * server's CPU per run. Two floors run under the same client at the same levels: the stack's
+ * (`stack-floor-server.ts`: LangGraph's prebuilt agent with the stock `ChatOpenAI` on the same
+ * mock and framework, nothing of opspilot), and a server that does no work with the same timing
+ * (`no-work-server.ts stream`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,7 +34,7 @@ export interface RealisticOptions {
 
 /** One burst size on one server. */
 export interface RealisticResult {
-  server: "opspilot" | "langgraph_api" | "no_work";
+  server: "opspilot" | "langgraph_api" | "stack_floor" | "no_work";
   concurrency: number;
   runs: number;
   durationP50Ms: number;
@@ -200,6 +202,13 @@ export async function runRealistic(
         await stopLangGraph(child);
       }
     }
+    const stack = await startChild("stack_floor", "", mock.baseURL);
+    try {
+      const target = { run: () => oneRun(stack.url), cpuMs: stack.cpuMs };
+      results.push(...(await measure("stack_floor", target, options, onProgress)));
+    } finally {
+      await stopChild(stack.child);
+    }
     const floor = await startChild("no_work", "", "stream");
     try {
       results.push(
@@ -243,22 +252,55 @@ export function realisticTable(results: RealisticResult[]): string {
   return [header, ...rows].map((row) => row.map((cell, index) => cell.padEnd(widths[index]!)).join("  ")).join("\n");
 }
 
-/** Per burst, opspilot beside the LangGraph API server: CPU per run and runs per second (goals: ≤ 0.3× and ≥ 3×). */
-export function realisticPeerRatios(
-  results: RealisticResult[],
-): Array<{ concurrency: number; cpu: number; runsPerSecond: number }> {
+/** Per burst, opspilot's server and the stack's floor beside the LangGraph API server, and opspilot beside the floor. */
+export interface RealisticPeerRatio {
+  concurrency: number;
+  /** opspilot's CPU per run over the LangGraph API server's (goal: ≤ 0.3×); absent where that server was not measured. */
+  cpu?: number;
+  /** opspilot's runs per second over the LangGraph API server's (goal: ≥ 3×). */
+  runsPerSecond?: number;
+  /** The stack floor's CPU per run over the LangGraph API server's: the lowest `cpu` a LangGraph agent on these libraries reaches. */
+  floorCpu?: number;
+  /** opspilot's CPU per run over the stack floor's: what opspilot adds to the libraries it runs on. */
+  cpuOverFloor?: number;
+}
+
+/** Per burst: opspilot and the stack floor over the LangGraph API server, and opspilot over the stack floor (CPU per run and runs per second). */
+export function realisticPeerRatios(results: RealisticResult[]): RealisticPeerRatio[] {
+  const cpuOf = (server: RealisticResult["server"], concurrency: number) =>
+    results.find((result) => result.server === server && result.concurrency === concurrency);
+  const ratio = (over: number | undefined, under: number | undefined) =>
+    over !== undefined && under ? { value: round(over / under, 2) } : undefined;
   return results.flatMap((ours) => {
     if (ours.server !== "opspilot" || ours.concurrency === 1) return [];
-    const peer = results.find((result) => result.server === "langgraph_api" && result.concurrency === ours.concurrency);
-    if (!peer || ours.cpuMsPerRun === undefined || !peer.cpuMsPerRun) return [];
-    return [
-      {
-        concurrency: ours.concurrency,
-        cpu: round(ours.cpuMsPerRun / peer.cpuMsPerRun, 2),
-        runsPerSecond: round(ours.runsPerSecond / peer.runsPerSecond, 2),
-      },
-    ];
+    const api = cpuOf("langgraph_api", ours.concurrency);
+    const floor = cpuOf("stack_floor", ours.concurrency);
+    const row: RealisticPeerRatio = { concurrency: ours.concurrency };
+    const cpu = ratio(ours.cpuMsPerRun, api?.cpuMsPerRun);
+    if (cpu) row.cpu = cpu.value;
+    const runs = ratio(ours.runsPerSecond, api?.runsPerSecond);
+    if (runs) row.runsPerSecond = runs.value;
+    const floorCpu = ratio(floor?.cpuMsPerRun, api?.cpuMsPerRun);
+    if (floorCpu) row.floorCpu = floorCpu.value;
+    const overFloor = ratio(ours.cpuMsPerRun, floor?.cpuMsPerRun);
+    if (overFloor) row.cpuOverFloor = overFloor.value;
+    return Object.keys(row).length > 1 ? [row] : [];
   });
+}
+
+/** One line per burst of `realisticPeerRatios`. */
+export function realisticPeerLine(ratio: RealisticPeerRatio): string {
+  const parts = [
+    ratio.cpu === undefined ? undefined : `opspilot / LangGraph API server: CPU per run ${ratio.cpu.toFixed(2)}×`,
+    ratio.runsPerSecond === undefined ? undefined : `runs per second ${ratio.runsPerSecond.toFixed(2)}×`,
+    ratio.floorCpu === undefined
+      ? undefined
+      : `stack floor / LangGraph API server: CPU per run ${ratio.floorCpu.toFixed(2)}×`,
+    ratio.cpuOverFloor === undefined
+      ? undefined
+      : `opspilot / stack floor: CPU per run ${ratio.cpuOverFloor.toFixed(2)}×`,
+  ].filter((part) => part !== undefined);
+  return `${ratio.concurrency} at once, ${parts.join("; ")}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -268,8 +310,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     (line) => console.error(`[realistic] ${line}`),
   );
   console.log(realisticTable(results));
-  for (const ratio of realisticPeerRatios(results))
-    console.log(
-      `${ratio.concurrency} at once, opspilot / LangGraph API server: CPU per run ${ratio.cpu}×, runs/s ${ratio.runsPerSecond}×`,
-    );
+  for (const ratio of realisticPeerRatios(results)) console.log(realisticPeerLine(ratio));
 }

@@ -12,7 +12,13 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { runLangGraphLoad } from "./langgraph-server.js";
 import { runLoad, type LoadOptions } from "./load.js";
-import { realisticPeerRatios, realisticTable, runRealistic, type RealisticOptions } from "./realistic.js";
+import {
+  realisticPeerLine,
+  realisticPeerRatios,
+  realisticTable,
+  runRealistic,
+  type RealisticOptions,
+} from "./realistic.js";
 import { contextTokensTable, loadRatios, loadTable, stepCostTable, stepRatios, table } from "./report.js";
 import { runStepCost, type StepCostOptions } from "./step-cost.js";
 import { runContextTokens, type ContextTokensOptions } from "./context-tokens.js";
@@ -156,13 +162,10 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    "\nRealistic workload: opspilot's server with the OpenAI client against a streaming mock model in its own process (300 ms to the first piece, then 20 pieces 25 ms apart; one search_docs call, then the answer), runs started in bursts by this process's client; langgraph_api is the LangGraph API server (langgraph dev) hosting opspilot's graph with the same model, driven by the SDK (full run only); no_work is the floor, a server that does no work with the same timing. Ratios are over one run alone on the same server in the same run; ideal runs/s = the burst over one run's median time; CPU/run = the server process's user + system time over the burst's runs",
+    "\nRealistic workload: opspilot's server with the OpenAI client against a streaming mock model in its own process (300 ms to the first piece, then 20 pieces 25 ms apart; one search_docs call, then the answer), runs started in bursts by this process's client; langgraph_api is the LangGraph API server (langgraph dev) hosting opspilot's graph with the same model, driven by the SDK (full run only); stack_floor is LangGraph's prebuilt agent with the stock ChatOpenAI on the same mock, framework and frames, nothing of opspilot (in-memory saver): what the libraries alone cost; no_work is a server that does no work with the same timing. Ratios are over one run alone on the same server in the same run; ideal runs/s = the burst over one run's median time; CPU/run = the server process's user + system time over the burst's runs",
   );
   console.log(realisticTable(realistic));
-  for (const ratio of realisticPeerRatios(realistic))
-    console.log(
-      `${ratio.concurrency} at once, opspilot / LangGraph API server: CPU per run ${ratio.cpu.toFixed(2)}×, runs per second ${ratio.runsPerSecond.toFixed(2)}×`,
-    );
+  for (const ratio of realisticPeerRatios(realistic)) console.log(realisticPeerLine(ratio));
   console.log(
     `\nRequest tokens per step: a ${contextTokensOptions.steps}-step thread (one turn per step, each reading a 20 KB result, English and Chinese in turn), ${contextTokensOptions.model}, prompt tokens (o200k) of the request that reads each step's result`,
   );

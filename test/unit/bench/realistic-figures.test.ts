@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { realisticRatios } from "../../../bench/gate.js";
 import { groupCpuMs } from "../../../bench/langgraph-server.js";
-import { realisticPeerRatios, type RealisticResult } from "../../../bench/realistic.js";
+import { realisticPeerLine, realisticPeerRatios, type RealisticResult } from "../../../bench/realistic.js";
 
 const result = (server: RealisticResult["server"], concurrency: number, runsPerSecond: number, cpuMsPerRun?: number) =>
   ({
@@ -28,6 +29,39 @@ describe("the realistic workload's figures", () => {
       result("no_work", 50, 31),
     ];
     expect(realisticPeerRatios(results)).toEqual([{ concurrency: 50, cpu: 0.5, runsPerSecond: 4 }]);
+  });
+
+  it("puts the stack floor over the LangGraph API server and opspilot over the floor, with or without that server", () => {
+    const results = [
+      result("opspilot", 50, 20, 30),
+      result("opspilot", 200, 40, 24),
+      result("langgraph_api", 50, 5, 60),
+      result("stack_floor", 50, 22, 25),
+      result("stack_floor", 200, 44, 20),
+    ];
+    expect(realisticPeerRatios(results)).toEqual([
+      { concurrency: 50, cpu: 0.5, runsPerSecond: 4, floorCpu: 0.42, cpuOverFloor: 1.2 },
+      { concurrency: 200, cpuOverFloor: 1.2 },
+    ]);
+    expect(realisticPeerLine(realisticPeerRatios(results)[0]!)).toBe(
+      "50 at once, opspilot / LangGraph API server: CPU per run 0.50×; runs per second 4.00×; stack floor / LangGraph API server: CPU per run 0.42×; opspilot / stack floor: CPU per run 1.20×",
+    );
+  });
+
+  it("gates opspilot's p95 run and its CPU per run over the stack floor's at 50 at once, and only what was measured", () => {
+    const results = [
+      { ...result("opspilot", 50, 20, 30), durationP95Ratio: 1.4 },
+      result("opspilot", 200, 40, 24),
+      result("stack_floor", 50, 22, 24),
+      result("stack_floor", 200, 44, 20),
+    ];
+    expect(realisticRatios(results)).toEqual({
+      "realistic: p95 run, 50 at once / alone": 1.4,
+      "realistic: CPU per run, opspilot / stack floor, 50 at once": 1.25,
+    });
+    expect(realisticRatios(results.filter((entry) => entry.server === "opspilot"))).toEqual({
+      "realistic: p95 run, 50 at once / alone": 1.4,
+    });
   });
 
   it("reads the CPU time of a whole process group from /proc", async () => {
