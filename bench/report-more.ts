@@ -58,7 +58,12 @@ export function storageTable(result: StorageResult): string {
     ["checkpoint bytes per step", "steps 1-5", `steps ${result.longSteps - 4}-${result.longSteps}`, "growth"],
     [["mean", result.first5BytesPerStep, result.last5BytesPerStep, `x${result.growth.toFixed(2)}`]],
   );
-  return `${perThread}\n${perStep}`;
+  const parts = result.partsPerThread;
+  const values = table(
+    ["stored values per seed thread, with history", "checkpoints", "messages", "other writes", "keys", "floor"],
+    [["bytes", parts.checkpoints, parts.messages, parts.otherWrites, parts.keys, parts.checkpoints + parts.messages]],
+  );
+  return `${perThread}\n${values}\n${perStep}`;
 }
 
 /** Cold-start medians of the compiled entry points. */

@@ -60,3 +60,32 @@ export function checkpointerValueBytes(db: Database): number {
   }
   return total;
 }
+
+/** The checkpointer's stored values split by what they hold (`length()` of each, as `checkpointerValueBytes` counts). */
+export interface CheckpointerParts {
+  /** LangGraph's checkpoints and their metadata (channel versions, versions seen, the non-delta channels' values). */
+  checkpoints: number;
+  /** The `messages` channel's writes: each message of the thread, once. */
+  messages: number;
+  /** Every other channel's writes (opspilot's `run`, `batch`, `memory`, `stop`, LangGraph's branch and resume writes). */
+  otherWrites: number;
+  /** Ids and key columns of both tables. */
+  keys: number;
+}
+
+/** The stored values of `SqliteSaver`'s two tables, split into {@link CheckpointerParts}. */
+export function checkpointerParts(db: Database): CheckpointerParts {
+  // The saver creates its tables on first use.
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'writes'").get())
+    return { checkpoints: 0, messages: 0, otherWrites: 0, keys: 0 };
+  const sum = (sql: string) => (db.prepare(sql).get() as { bytes: number | null }).bytes ?? 0;
+  const checkpoints = sum("SELECT SUM(length(checkpoint) + length(metadata)) AS bytes FROM checkpoints");
+  const messages = sum("SELECT SUM(length(value)) AS bytes FROM writes WHERE channel = 'messages'");
+  const otherWrites = sum("SELECT SUM(length(value)) AS bytes FROM writes WHERE channel <> 'messages'");
+  return {
+    checkpoints,
+    messages,
+    otherWrites,
+    keys: checkpointerValueBytes(db) - checkpoints - messages - otherWrites,
+  };
+}

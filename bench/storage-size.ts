@@ -12,7 +12,14 @@ import { DemoChatModel } from "../src/models/demo-model.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/recorded-events.js";
 import { openSqlite } from "../src/storage/open-sqlite.js";
-import { CATEGORIES, checkpointerValueBytes, diskBytesByCategory, type TableCategory } from "./sqlite-bytes.js";
+import {
+  CATEGORIES,
+  checkpointerParts,
+  checkpointerValueBytes,
+  diskBytesByCategory,
+  type CheckpointerParts,
+  type TableCategory,
+} from "./sqlite-bytes.js";
 import { mean, round } from "./stats.js";
 import { ANSWER, BENCH_USER, QUESTION, TOOL_NAME, toolPayload, workloadRegistry } from "./workload.js";
 
@@ -34,6 +41,13 @@ export interface StorageResult {
   bytesPerThread: ThreadBytes;
   /** Sum of the categories. */
   totalBytesPerThread: number;
+  /**
+   * The checkpointer's stored values per thread with its history, by what they hold. LangGraph's
+   * checkpoints plus the messages' writes are the floor of a seed thread on the stock saver's
+   * tables: what the card's supersteps and the conversation itself store, before any index,
+   * key, page, event or record.
+   */
+  partsPerThread: CheckpointerParts;
   /** The same with `OPSPILOT_CHECKPOINTS=latest` (each thread compacted when its runs end or pause). */
   latestBytesPerThread: ThreadBytes;
   latestTotalBytesPerThread: number;
@@ -69,7 +83,11 @@ async function seedThread(app: ReturnType<typeof createApp>): Promise<void> {
     throw new Error(`the seed thread did not finish with its answer in 3 steps: ${JSON.stringify(finished)}`);
 }
 
-async function perThread(directory: string, threads: number, checkpoints: "history" | "latest"): Promise<ThreadBytes> {
+async function perThread(
+  directory: string,
+  threads: number,
+  checkpoints: "history" | "latest",
+): Promise<{ bytes: ThreadBytes; parts: CheckpointerParts }> {
   const path = join(directory, `seed-${checkpoints}.sqlite`);
   const app = createApp({
     env: loadEnv({ OPSPILOT_CHECKPOINTS: checkpoints }),
@@ -79,13 +97,18 @@ async function perThread(directory: string, threads: number, checkpoints: "histo
   try {
     const db = openSqlite(path);
     const before = diskBytesByCategory(db.db);
+    const partsBefore = checkpointerParts(db.db);
     for (let i = 0; i < threads; i += 1) await seedThread(app);
     const after = diskBytesByCategory(db.db);
+    const partsAfter = checkpointerParts(db.db);
     db.close();
     const bytes = {} as ThreadBytes;
     for (const category of CATEGORIES)
       bytes[category as keyof ThreadBytes] = Math.round((after[category] - before[category]) / threads);
-    return bytes;
+    const parts = {} as CheckpointerParts;
+    for (const part of Object.keys(partsAfter) as Array<keyof CheckpointerParts>)
+      parts[part] = Math.round((partsAfter[part] - partsBefore[part]) / threads);
+    return { bytes, parts };
   } finally {
     await app.close();
   }
@@ -137,8 +160,8 @@ export async function runStorage(
 ): Promise<StorageResult> {
   const directory = mkdtempSync(join(tmpdir(), "opspilot-storage-"));
   try {
-    const bytesPerThread = await perThread(directory, options.threads, "history");
-    const latestBytesPerThread = await perThread(directory, options.threads, "latest");
+    const { bytes: bytesPerThread, parts: partsPerThread } = await perThread(directory, options.threads, "history");
+    const { bytes: latestBytesPerThread } = await perThread(directory, options.threads, "latest");
     onProgress(`storage: ${options.threads} seed threads, with history and latest only`);
     const perStep = await bytesPerStep(directory, options.longSteps);
     onProgress(`storage: a ${options.longSteps}-step thread`);
@@ -148,6 +171,7 @@ export async function runStorage(
       threads: options.threads,
       bytesPerThread,
       totalBytesPerThread: total(bytesPerThread),
+      partsPerThread,
       latestBytesPerThread,
       latestTotalBytesPerThread: total(latestBytesPerThread),
       longSteps: options.longSteps,
