@@ -73,6 +73,11 @@ export function startupTable(result: StartupResult): string {
     ["entry point", "median ms", "range"],
     [
       ["node -e 0 (floor)", result.nodeMs.toFixed(0), range(result.samples.node)],
+      [
+        "import @langchain/langgraph and @langchain/openai (the stack's floor)",
+        result.stackMs.toFixed(0),
+        range(result.samples.stack),
+      ],
       ["node dist/cli/main.js --help", result.helpMs.toFixed(0), range(result.samples.help)],
       ["node dist/cli/main.js ask <demo question>", result.askMs.toFixed(0), range(result.samples.ask)],
       ["node dist/main.js until /healthz answers", result.serverReadyMs.toFixed(0), range(result.samples.serverReady)],

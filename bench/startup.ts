@@ -20,6 +20,8 @@ export interface StartupResult {
   buildMs?: number;
   /** `node -e 0`: what any Node process costs on this machine. */
   nodeMs: number;
+  /** A process that imports `@langchain/langgraph` and `@langchain/openai` and exits: the stack's own start-up. */
+  stackMs: number;
   /** `node dist/cli/main.js --help`. */
   helpMs: number;
   /** `node dist/cli/main.js ask "<demo question>"` to its exit (the demo model, a new SQLite file). */
@@ -27,10 +29,12 @@ export interface StartupResult {
   /** `node dist/main.js` from spawn until `GET /healthz` answers 200. */
   serverReadyMs: number;
   /** Every run, in order, per figure. */
-  samples: { node: number[]; help: number[]; ask: number[]; serverReady: number[] };
+  samples: { node: number[]; stack: number[]; help: number[]; ask: number[]; serverReady: number[] };
 }
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
+/** What loading the libraries a LangGraph agent with an OpenAI-compatible model needs costs, with nothing of opspilot. */
+const STACK_IMPORTS = 'await import("@langchain/langgraph"); await import("@langchain/openai");';
 const DEMO_QUESTION = "Check the payment service's recent errors and compare them with the runbooks";
 
 function baseEnv(directory: string): NodeJS.ProcessEnv {
@@ -117,9 +121,10 @@ export async function runStartup(
   }
   const directory = mkdtempSync(join(tmpdir(), "opspilot-startup-"));
   try {
-    const samples: StartupResult["samples"] = { node: [], help: [], ask: [], serverReady: [] };
+    const samples: StartupResult["samples"] = { node: [], stack: [], help: [], ask: [], serverReady: [] };
     for (let run = 0; run < options.runs; run += 1) {
       samples.node.push(await timeProcess(["-e", "0"], baseEnv(directory)));
+      samples.stack.push(await timeProcess(["--input-type=module", "-e", STACK_IMPORTS], baseEnv(directory)));
       samples.help.push(await timeProcess(["dist/cli/main.js", "--help"], baseEnv(directory)));
       samples.ask.push(await timeProcess(["dist/cli/main.js", "ask", DEMO_QUESTION], baseEnv(directory)));
       samples.serverReady.push(await timeServerReady(baseEnv(directory)));
@@ -127,11 +132,13 @@ export async function runStartup(
     const result: StartupResult = {
       ...(buildMs === undefined ? {} : { buildMs: round(buildMs, 0) }),
       nodeMs: round(median(samples.node), 1),
+      stackMs: round(median(samples.stack), 1),
       helpMs: round(median(samples.help), 1),
       askMs: round(median(samples.ask), 1),
       serverReadyMs: round(median(samples.serverReady), 1),
       samples: {
         node: samples.node.map((value) => round(value, 1)),
+        stack: samples.stack.map((value) => round(value, 1)),
         help: samples.help.map((value) => round(value, 1)),
         ask: samples.ask.map((value) => round(value, 1)),
         serverReady: samples.serverReady.map((value) => round(value, 1)),
