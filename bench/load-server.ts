@@ -6,6 +6,7 @@
  */
 import { createApp } from "../src/app/assemble.js";
 import { loadEnv } from "../src/config/env.js";
+import { loadChatModel } from "../src/models/provider.js";
 import { startServer } from "../src/server/start.js";
 import { loadModel } from "./load-model.js";
 import { answerLoopDelay } from "./loop-delay.js";
@@ -20,8 +21,9 @@ async function main(): Promise<void> {
   const openai = /^https?:/.test(delay)
     ? { OPSPILOT_MODEL: "openai:bench-model", OPENAI_BASE_URL: delay, OPENAI_API_KEY: "sk-bench" }
     : undefined;
-  const model = openai ? undefined : loadModel(Number(delay));
-  const app = createApp({ env: loadEnv({ ...openai }), dbPath, ...(model ? { model } : {}) });
+  const env = loadEnv({ ...openai });
+  const model = openai ? await loadChatModel(env) : loadModel(Number(delay));
+  const app = createApp({ env, dbPath, model });
   // The load is the measurement: the per-client limit on run starts (60 a minute by default) would refuse it.
   const server = await startServer({ runtime: app.runtime, host: "127.0.0.1", port: 0, rateLimitPerMinute: 0 });
   let closing = false;

@@ -5,7 +5,7 @@ import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
-import { createChatModel } from "../models/provider.js";
+import { demoModelOf, loadChatModel } from "../models/provider.js";
 import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
 import type { Runtime } from "../service/runtime.js";
 import type { RuntimeSettings } from "../service/runtime-settings.js";
@@ -40,7 +40,10 @@ export interface AppOptions extends Pick<
   env?: Env;
   /** SQLite file (with `DATABASE_URL`, only the demo dataset's); overrides `OPSPILOT_DB`. */
   dbPath?: string;
-  /** Chat model; overrides `OPSPILOT_MODEL`. */
+  /**
+   * Chat model; overrides `OPSPILOT_MODEL`. When omitted, `openApp` loads the configured one;
+   * `createApp` builds only the demo model itself.
+   */
   model?: BaseChatModel;
   /** Tools over the ops store; the demo tools by default. Left out when the config says `demo: false`. */
   tools?: (ops: OpsStore) => ToolDefinition[];
@@ -228,14 +231,15 @@ async function closeSources(sources: readonly ToolSource[]): Promise<void> {
 
 /**
  * Assembles opspilot on one SQLite file: checkpoints, write journal, records, events and the
- * demo dataset. Ignores `DATABASE_URL`; `openApp` honours it.
+ * demo dataset. Ignores `DATABASE_URL`; `openApp` honours it. Builds the demo model itself; a
+ * provider's model is passed as `model` (`loadChatModel`), as `openApp` does.
  */
 export function createApp(options: AppOptions = {}): App {
   const env = options.env ?? loadEnv();
   // Read and checked before anything opens, so a bad file or profile leaves nothing to close.
   const config = configOf(options, env);
   serverRunLimits(env, config);
-  const model = options.model ?? createChatModel(env);
+  const model = options.model ?? demoModelOf(env);
   const sqlite = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
   return assemble({ ...options, config }, env, model, {
     checkpointer: sqlite.checkpointer,
@@ -257,11 +261,12 @@ export async function openApp(options: AppOptions = {}): Promise<App> {
   const env = options.env ?? loadEnv();
   const config = configOf(options, env);
   serverRunLimits(env, config);
+  const model = options.model ?? (await loadChatModel(env));
   const logger = options.logger ?? consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const toolSources = options.toolSources ?? (await connectToolSources(config, logger));
   const runbooks = options.runbooks ?? (await openRunbooks(config, logger));
   try {
-    return await openBackend({ ...options, env, config, toolSources, runbooks }, env);
+    return await openBackend({ ...options, env, config, model, toolSources, runbooks }, env);
   } catch (error) {
     await closeSources(toolSources);
     await runbooks?.close();
@@ -270,11 +275,11 @@ export async function openApp(options: AppOptions = {}): Promise<App> {
 }
 
 /** `openApp` once the config is read and the tool sources are connected. */
-async function openBackend(options: AppOptions, env: Env): Promise<App> {
+async function openBackend(options: AppOptions & { model: BaseChatModel }, env: Env): Promise<App> {
   if (!env.DATABASE_URL) return createApp(options);
   // Loaded only here: the PostgreSQL client and saver are start-up time every SQLite process would pay for nothing.
   const { openPostgres } = await import("../storage/open-postgres.js");
-  const model = options.model ?? createChatModel(env);
+  const { model } = options;
   // The demo dataset's static part is the same in every process; its mutable state is shared.
   const demo = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
   const postgres = await openPostgres(env.DATABASE_URL).catch((error: unknown) => {

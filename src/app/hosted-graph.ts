@@ -2,7 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import { compileGraph, type OpsPilotGraph } from "../agent/graph.js";
-import { createChatModel } from "../models/provider.js";
+import { loadChatModel } from "../models/provider.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { consoleLogger } from "../service/logger.js";
 import { openSqlite } from "../storage/open-sqlite.js";
@@ -52,6 +52,7 @@ export async function hostedGraph(
 ): Promise<HostedGraph> {
   const config = loadConfig(env.OPSPILOT_CONFIG, environmentVariables());
   const limits = serverRunLimits(env, config);
+  const chatModel = model ?? (await loadChatModel(env));
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const demo = openSqlite(env.OPSPILOT_DB);
   const shared = env.DATABASE_URL ? await sharedStorage(env.DATABASE_URL, demo) : undefined;
@@ -64,7 +65,7 @@ export async function hostedGraph(
     logger,
   });
   const compiled = compileGraph({
-    model: model ?? createChatModel(env),
+    model: chatModel,
     registry,
     storage,
     contextBudget: contextBudgetOf(env),

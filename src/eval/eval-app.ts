@@ -7,7 +7,7 @@ import { openRunbooks } from "../app/runbooks.js";
 import { serverRunLimits } from "../app/run-limits.js";
 import { loadEnv } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
-import { createChatModel } from "../models/provider.js";
+import { loadChatModel } from "../models/provider.js";
 import { createDemoTools } from "../tools/index.js";
 import type { Logger } from "../service/logger.js";
 import { createOutboundTools } from "./outbound-tools.js";
@@ -63,7 +63,7 @@ export async function openEvalApp(options: EvalAppOptions): Promise<EvalApp> {
     const config = loadConfig(env.OPSPILOT_CONFIG, options.variables);
     // Checked before anything opens, so a bad model or limit leaves nothing to close.
     serverRunLimits(env, config);
-    const model = options.chatModel ?? createChatModel(env);
+    const model = options.chatModel ?? (await loadChatModel(env));
     const logged: string[] = [];
     const logger: Logger = { error: (message) => void logged.push(message) };
     const runbooks = await openRunbooks(config, logger);

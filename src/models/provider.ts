@@ -2,10 +2,8 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { ConfigError } from "../contracts/errors.js";
 import type { Env } from "../config/env.js";
 import { DemoChatModel } from "./demo-model.js";
-import { createOpenAIChatModel } from "./openai-model.js";
-import { createAnthropicChatModel } from "./anthropic-model.js";
 
-/** The settings `createChatModel` reads (a subset of `Env`, so `loadEnv()` output fits). */
+/** The settings `loadChatModel` reads (a subset of `Env`, so `loadEnv()` output fits). */
 export type ModelSettings = Pick<Env, "OPSPILOT_MODEL" | "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES"> &
   Partial<Pick<Env, "OPENAI_API_KEY" | "OPENAI_BASE_URL" | "ANTHROPIC_API_KEY" | "ANTHROPIC_BASE_URL">>;
 
@@ -75,13 +73,18 @@ function anthropicSpec(
   return { provider: "anthropic", model, baseURL, apiKey };
 }
 
-/** Builds the chat model the configuration names: the offline demo model, an OpenAI-compatible endpoint or Anthropic. */
-export function createChatModel(settings: ModelSettings): BaseChatModel {
+/**
+ * Builds the chat model the configuration names: the offline demo model, an OpenAI-compatible
+ * endpoint or Anthropic. A provider's client is loaded here, on first use: a process pays the
+ * start-up of the SDK it talks to, not of the one it does not (the demo model loads neither).
+ */
+export async function loadChatModel(settings: ModelSettings): Promise<BaseChatModel> {
   const spec = parseModelSpec(settings);
   switch (spec.provider) {
     case "demo":
       return new DemoChatModel();
-    case "openai":
+    case "openai": {
+      const { createOpenAIChatModel } = await import("./openai-model.js");
       return createOpenAIChatModel({
         model: spec.model,
         baseURL: spec.baseURL,
@@ -89,7 +92,9 @@ export function createChatModel(settings: ModelSettings): BaseChatModel {
         timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
         maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
       });
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { createAnthropicChatModel } = await import("./anthropic-model.js");
       return createAnthropicChatModel({
         model: spec.model,
         baseURL: spec.baseURL,
@@ -97,11 +102,25 @@ export function createChatModel(settings: ModelSettings): BaseChatModel {
         timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
         maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
       });
+    }
     default: {
       const _exhaustive: never = spec;
       throw new ConfigError(`Unknown model provider ${String(_exhaustive)}.`);
     }
   }
+}
+
+/**
+ * The demo model, for a configuration that names it; a provider's model comes from
+ * `loadChatModel`, which loads its client. Throws for any other model.
+ */
+export function demoModelOf(settings: ModelSettings): BaseChatModel {
+  const spec = parseModelSpec(settings);
+  if (spec.provider !== "demo")
+    throw new Error(
+      `${spec.provider}:${spec.model} is built by loadChatModel(), which loads its client; pass it as the model.`,
+    );
+  return new DemoChatModel();
 }
 
 /** One line for the server's start-up line: which model, where; never the key. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ChatAnthropic } from "@langchain/anthropic";
-import { createChatModel } from "../../src/models/provider.js";
+import { loadChatModel } from "../../src/models/provider.js";
 import { collectEvents } from "../../src/service/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
@@ -22,7 +22,7 @@ let opened: App;
 beforeAll(async () => {
   server = await startAnthropicServer();
   // The whole provider path: anthropic:<model> with a key and a base URL, as from the environment.
-  const model = createChatModel({
+  const model = await loadChatModel({
     OPSPILOT_MODEL: "anthropic:claude-test",
     ANTHROPIC_API_KEY: "sk-ant-test",
     ANTHROPIC_BASE_URL: server.baseURL,
@@ -217,14 +217,14 @@ describe("the loop through ChatAnthropic and a strict local Messages API server"
     expect(server.pending()).toBe(1);
   });
 
-  it("is a ChatAnthropic that never reads the key or the URL from the process environment", () => {
-    const model = createChatModel({
+  it("is a ChatAnthropic that never reads the key or the URL from the process environment", async () => {
+    const model = (await loadChatModel({
       OPSPILOT_MODEL: "anthropic:claude-test",
       ANTHROPIC_API_KEY: "sk-ant-1",
       ANTHROPIC_BASE_URL: server.baseURL,
       OPSPILOT_MODEL_TIMEOUT_MS: 7_000,
       OPSPILOT_MODEL_MAX_RETRIES: 3,
-    }) as ChatAnthropic;
+    })) as ChatAnthropic;
     expect(model).toBeInstanceOf(ChatAnthropic);
     expect([model.model, model.apiKey, model.apiUrl, model.streaming]).toEqual([
       "claude-test",

@@ -7,6 +7,7 @@ import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { defineTool, type ToolDefinition } from "../../src/tools/types.js";
 import type { RunEvent } from "../../src/contracts/events.js";
+import { loadChatModel } from "../../src/models/provider.js";
 import {
   startOpenAIServer,
   type OpenAITestServer,
@@ -113,7 +114,7 @@ beforeAll(async () => {
     OPSPILOT_CONTEXT_TOKENS: String(WINDOW),
     OPSPILOT_MODEL_MAX_RETRIES: "0",
   });
-  app = createApp({ env, dbPath: ":memory:", tools: () => [searchIncident] });
+  app = createApp({ env, dbPath: ":memory:", model: await loadChatModel(env), tools: () => [searchIncident] });
 });
 afterAll(async () => {
   await app.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createChatModel } from "../../src/models/provider.js";
+import { loadChatModel } from "../../src/models/provider.js";
 import { collectEvents } from "../../src/service/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
@@ -21,7 +21,7 @@ let opened: App;
 beforeAll(async () => {
   server = await startOpenAIServer();
   // The whole provider path: openai:<model> at a loopback URL, no key needed.
-  const model = createChatModel({
+  const model = await loadChatModel({
     OPSPILOT_MODEL: "openai:test-model",
     OPENAI_BASE_URL: server.baseURL,
     OPSPILOT_MODEL_TIMEOUT_MS: 5_000,

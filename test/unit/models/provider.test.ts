@@ -4,7 +4,8 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import { ConfigError } from "../../../src/contracts/errors.js";
 import { DemoChatModel } from "../../../src/models/demo-model.js";
 import {
-  createChatModel,
+  demoModelOf,
+  loadChatModel,
   describeModel,
   isLoopback,
   parseModelSpec,
@@ -17,14 +18,15 @@ const base: ModelSettings = {
   OPSPILOT_MODEL_MAX_RETRIES: 2,
 };
 
-describe("createChatModel", () => {
-  it("builds the offline demo model by default", () => {
-    const model = createChatModel(base);
+describe("loadChatModel", () => {
+  it("builds the offline demo model by default, also without loading a provider", async () => {
+    const model = await loadChatModel(base);
     expect(model).toBeInstanceOf(DemoChatModel);
+    expect(demoModelOf(base)).toBeInstanceOf(DemoChatModel);
     expect(describeModel(base)).toBe("demo (offline demo model)");
   });
 
-  it("builds a ChatOpenAI for openai:<model> with the key, base URL, timeout and retries", () => {
+  it("builds a ChatOpenAI for openai:<model> with the key, base URL, timeout and retries", async () => {
     const settings = {
       ...base,
       OPSPILOT_MODEL: "openai:qwen-plus",
@@ -33,7 +35,7 @@ describe("createChatModel", () => {
       OPSPILOT_MODEL_TIMEOUT_MS: 15_000,
       OPSPILOT_MODEL_MAX_RETRIES: 4,
     };
-    const model = createChatModel(settings) as ChatOpenAI;
+    const model = (await loadChatModel(settings)) as ChatOpenAI;
     expect(model).toBeInstanceOf(ChatOpenAI);
     expect(model.model).toBe("qwen-plus");
     expect(model.apiKey).toBe("sk-123");
@@ -53,9 +55,9 @@ describe("createChatModel", () => {
     });
   });
 
-  it("builds a ChatAnthropic for anthropic:<model> with the key and the default base URL", () => {
+  it("builds a ChatAnthropic for anthropic:<model> with the key and the default base URL", async () => {
     const settings = { ...base, OPSPILOT_MODEL: "anthropic:claude-sonnet-4-5", ANTHROPIC_API_KEY: "sk-ant-123" };
-    const model = createChatModel(settings) as ChatAnthropic;
+    const model = (await loadChatModel(settings)) as ChatAnthropic;
     expect(model).toBeInstanceOf(ChatAnthropic);
     expect([model.model, model.apiKey, model.apiUrl]).toEqual([
       "claude-sonnet-4-5",
@@ -73,12 +75,12 @@ describe("createChatModel", () => {
     });
   });
 
-  it("accepts a missing key for a loopback endpoint such as Ollama", () => {
-    const model = createChatModel({
+  it("accepts a missing key for a loopback endpoint such as Ollama", async () => {
+    const model = (await loadChatModel({
       ...base,
       OPSPILOT_MODEL: "openai:llama3.1",
       OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
-    }) as ChatOpenAI;
+    })) as ChatOpenAI;
     expect(model.apiKey).toBe("not-needed");
     expect(isLoopback(new URL("http://localhost:8000/v1"))).toBe(true);
     expect(isLoopback(new URL("http://[::1]:8000/v1"))).toBe(true);
@@ -136,10 +138,18 @@ describe("createChatModel", () => {
       { OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "ftp://models.local/v1" },
       "OPENAI_BASE_URL is not a valid http(s) URL (for example https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1).",
     ],
-  ])("refuses OPSPILOT_MODEL=%s %o with one ConfigError line", (model, extra, message) => {
-    const build = () => createChatModel({ ...base, OPSPILOT_MODEL: model, ...extra });
-    expect(build).toThrow(ConfigError);
-    expect(build).toThrow(message);
+  ])("refuses OPSPILOT_MODEL=%s %o with one ConfigError line", async (model, extra, message) => {
+    const settings = { ...base, OPSPILOT_MODEL: model, ...extra };
+    await expect(loadChatModel(settings)).rejects.toThrow(ConfigError);
+    await expect(loadChatModel(settings)).rejects.toThrow(message);
+    expect(() => demoModelOf(settings)).toThrow(message);
     expect(message).not.toContain("\n");
+  });
+
+  it("leaves a provider's model to loadChatModel when asked for the demo model", () => {
+    const settings = { ...base, OPSPILOT_MODEL: "openai:gpt-4o-mini", OPENAI_API_KEY: "sk-1" };
+    expect(() => demoModelOf(settings)).toThrow(
+      "openai:gpt-4o-mini is built by loadChatModel(), which loads its client; pass it as the model.",
+    );
   });
 });
