@@ -17,11 +17,15 @@ import { freePort } from "../fixtures/ports.js";
  * and the recovery resolves the incident. Nothing of Prometheus's or Alertmanager's API is mocked.
  */
 
+// The exporter is served by this test's own process, which the app under test shares: on a busy
+// machine a scrape can miss its 1 s timeout, the series goes stale and the alert would resolve and
+// fire again, a new incident. \`keep_firing_for\` (Prometheus 2.42) rides out such a gap.
 const RULES = `groups:
   - name: payments
     rules:
       - alert: PaymentErrorsHigh
         expr: payment_errors > 5
+        keep_firing_for: 5s
         labels: { severity: page }
         annotations: { summary: "payment-service errors above 5" }
 `;
