@@ -7,7 +7,7 @@ import type { PausedThreadsResult } from "./paused-threads.js";
 import type { StorageResult } from "./storage-size.js";
 import type { ContextTokensResult } from "./context-tokens.js";
 import type { PostgresStepsResult } from "./postgres-steps.js";
-import type { RealisticResult } from "./realistic.js";
+import { resultAt, type RealisticResult } from "./realistic.js";
 import { round } from "./stats.js";
 
 /** A ratio may grow this much over its baseline before the gate fails (0.30: 30 %). */
@@ -101,10 +101,8 @@ export function gatedRatios(inputs: GateInputs): Record<string, number> {
  * stack floor's came to 1.40 to 1.85); over the floor's it stayed within 1.23 to 1.40.
  */
 export function realisticRatios(results: RealisticResult[]): Record<string, number> {
-  const at50 = (server: RealisticResult["server"]) =>
-    results.find((result) => result.server === server && result.concurrency === 50);
-  const ours = at50("opspilot");
-  const floor = at50("stack_floor");
+  const ours = resultAt(results, "opspilot", 50);
+  const floor = resultAt(results, "stack_floor", 50);
   const ratios: Record<string, number> = {};
   if (!ours || !floor) return ratios;
   ratios["realistic: p95 run / alone at 50 at once, opspilot / stack floor"] = round(

@@ -265,26 +265,31 @@ export interface RealisticPeerRatio {
   cpuOverFloor?: number;
 }
 
+/** The result of `server` at `concurrency` runs at once, when it was measured. */
+export function resultAt(
+  results: RealisticResult[],
+  server: RealisticResult["server"],
+  concurrency: number,
+): RealisticResult | undefined {
+  return results.find((result) => result.server === server && result.concurrency === concurrency);
+}
+
 /** Per burst: opspilot and the stack floor over the LangGraph API server, and opspilot over the stack floor (CPU per run and runs per second). */
 export function realisticPeerRatios(results: RealisticResult[]): RealisticPeerRatio[] {
-  const cpuOf = (server: RealisticResult["server"], concurrency: number) =>
-    results.find((result) => result.server === server && result.concurrency === concurrency);
   const ratio = (over: number | undefined, under: number | undefined) =>
-    over !== undefined && under ? { value: round(over / under, 2) } : undefined;
+    over !== undefined && under ? round(over / under, 2) : undefined;
   return results.flatMap((ours) => {
     if (ours.server !== "opspilot" || ours.concurrency === 1) return [];
-    const api = cpuOf("langgraph_api", ours.concurrency);
-    const floor = cpuOf("stack_floor", ours.concurrency);
-    const row: RealisticPeerRatio = { concurrency: ours.concurrency };
-    const cpu = ratio(ours.cpuMsPerRun, api?.cpuMsPerRun);
-    if (cpu) row.cpu = cpu.value;
-    const runs = ratio(ours.runsPerSecond, api?.runsPerSecond);
-    if (runs) row.runsPerSecond = runs.value;
-    const floorCpu = ratio(floor?.cpuMsPerRun, api?.cpuMsPerRun);
-    if (floorCpu) row.floorCpu = floorCpu.value;
-    const overFloor = ratio(ours.cpuMsPerRun, floor?.cpuMsPerRun);
-    if (overFloor) row.cpuOverFloor = overFloor.value;
-    return Object.keys(row).length > 1 ? [row] : [];
+    const api = resultAt(results, "langgraph_api", ours.concurrency);
+    const floor = resultAt(results, "stack_floor", ours.concurrency);
+    const ratios = {
+      cpu: ratio(ours.cpuMsPerRun, api?.cpuMsPerRun),
+      runsPerSecond: ratio(ours.runsPerSecond, api?.runsPerSecond),
+      floorCpu: ratio(floor?.cpuMsPerRun, api?.cpuMsPerRun),
+      cpuOverFloor: ratio(ours.cpuMsPerRun, floor?.cpuMsPerRun),
+    };
+    const measured = Object.entries(ratios).filter(([, value]) => value !== undefined);
+    return measured.length > 0 ? [{ concurrency: ours.concurrency, ...Object.fromEntries(measured) }] : [];
   });
 }
 
