@@ -10,10 +10,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { answerLoopDelay } from "./loop-delay.js";
+import { serveChild } from "./serve-child.js";
 
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 150_000;
@@ -58,10 +57,4 @@ app.post("/api/threads/:threadId/runs", async (c) => {
   });
 });
 
-const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}` })}\n`);
-});
-answerLoopDelay();
-const shutdown = () => server.close(() => process.exit(0));
-process.stdin.on("end", shutdown);
-setTimeout(shutdown, HARD_LIMIT_MS).unref();
+serveChild(app, HARD_LIMIT_MS);

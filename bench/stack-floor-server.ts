@@ -11,7 +11,6 @@
  * stdin closes.
  */
 import { randomUUID } from "node:crypto";
-import { serve } from "@hono/node-server";
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
@@ -20,7 +19,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { answerLoopDelay } from "./loop-delay.js";
+import { serveChild } from "./serve-child.js";
 
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 600_000;
@@ -88,10 +87,4 @@ app.post("/api/threads/:threadId/runs", async (c) => {
   });
 });
 
-const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}` })}\n`);
-});
-answerLoopDelay();
-const shutdown = () => server.close(() => process.exit(0));
-process.stdin.on("end", shutdown);
-setTimeout(shutdown, HARD_LIMIT_MS).unref();
+serveChild(app, HARD_LIMIT_MS);
