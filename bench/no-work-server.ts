@@ -8,11 +8,8 @@
  * the client, the sockets and the machine account for. Speaks `load-server.ts`'s protocol:
  * prints `{"url":…}` once listening, answers `loop-delay` lines, stops when stdin closes.
  */
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
-import { serveChild } from "./serve-child.js";
+import { runApi, serveChild } from "./serve-child.js";
 
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 150_000;
@@ -25,36 +22,22 @@ const modelDelayMs = streaming ? 300 + 19 * 25 : Number(modelArg);
 /** One model call's latency: a timer as the scripted model waits, or one event-loop turn at zero latency. */
 const modelCall = () => (modelDelayMs > 0 ? sleep(modelDelayMs) : new Promise((resolve) => setImmediate(resolve)));
 
-const app = new Hono();
-app.post("/api/threads", (c) => c.json({ threadId: randomUUID() }, 201));
-app.post("/api/threads/:threadId/runs", async (c) => {
-  const { message } = (await c.req.json()) as { message?: unknown };
-  if (typeof message !== "string") return c.json({ error: { code: "invalid_request", message: "message" } }, 400);
-  const threadId = c.req.param("threadId");
-  return streamSSE(c, async (stream) => {
-    let seq = 0;
-    const send = (type: string, body: Record<string, unknown> = {}) =>
-      stream.writeSSE({ event: type, id: String(++seq), data: JSON.stringify({ type, threadId, seq, ...body }) });
-    await send("run_started");
-    for (let call = 0; call < (streaming ? 1 : 2); call += 1) {
-      await modelCall();
-      await send("tool_call", { callId: `call_${call}` });
-      await send("tool_result", { callId: `call_${call}` });
+const app = runApi(async (_input, { send, delta }) => {
+  for (let call = 0; call < (streaming ? 1 : 2); call += 1) {
+    await modelCall();
+    await send("tool_call", { callId: `call_${call}` });
+    await send("tool_result", { callId: `call_${call}` });
+  }
+  if (streaming) {
+    // The answer streams: its first piece after 300 ms, then one every 25 ms, each an unrecorded delta frame.
+    await sleep(300);
+    for (let piece = 0; piece < 20; piece += 1) {
+      if (piece > 0) await sleep(25);
+      await delta("x");
     }
-    if (streaming) {
-      // The answer streams: its first piece after 300 ms, then one every 25 ms, each an unrecorded delta frame.
-      await sleep(300);
-      for (let piece = 0; piece < 20; piece += 1) {
-        if (piece > 0) await sleep(25);
-        await stream.writeSSE({
-          event: "assistant_delta",
-          data: JSON.stringify({ type: "assistant_delta", text: "x" }),
-        });
-      }
-    } else await modelCall();
-    await send("assistant_message", { content: "done" });
-    await send("run_finished", { stopReason: "final_answer" });
-  });
+  } else await modelCall();
+  await send("assistant_message", { content: "done" });
+  await send("run_finished", { stopReason: "final_answer" });
 });
 
 serveChild(app, HARD_LIMIT_MS);

@@ -10,16 +10,13 @@
  * is the mock's base URL; prints `{"url":…}` once listening, answers `cpu` lines, stops when
  * stdin closes.
  */
-import { randomUUID } from "node:crypto";
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { ChatOpenAI } from "@langchain/openai";
-import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { serveChild } from "./serve-child.js";
+import { runApi, serveChild } from "./serve-child.js";
 
 /** The child ends by itself after this long even if the parent never closes stdin. */
 const HARD_LIMIT_MS = 600_000;
@@ -42,49 +39,30 @@ const model = new ChatOpenAI({
 });
 const agent = createReactAgent({ llm: model, tools: [searchDocs], checkpointer: new MemorySaver() });
 
-const app = new Hono();
-app.post("/api/threads", (c) => c.json({ threadId: randomUUID() }, 201));
-app.post("/api/threads/:threadId/runs", async (c) => {
-  const { message } = (await c.req.json()) as { message?: unknown };
-  if (typeof message !== "string") return c.json({ error: { code: "invalid_request", message: "message" } }, 400);
-  const threadId = c.req.param("threadId");
-  const runId = randomUUID();
-  return streamSSE(c, async (stream) => {
-    let seq = 0;
-    const send = (type: string, body: Record<string, unknown> = {}) =>
-      stream.writeSSE({
-        event: type,
-        id: String(++seq),
-        data: JSON.stringify({ type, threadId, runId, seq, ...body }),
-      });
-    await send("run_started");
-    const parts = await agent.stream(
-      { messages: [new HumanMessage(message)] },
-      { configurable: { thread_id: threadId }, streamMode: ["updates", "messages"], recursionLimit: 10 },
-    );
-    for await (const [mode, chunk] of parts) {
-      if (mode === "messages") {
-        const [piece] = chunk as [unknown, unknown];
-        if (AIMessageChunk.isInstance(piece) && typeof piece.content === "string" && piece.content)
-          await stream.writeSSE({
-            event: "assistant_delta",
-            data: JSON.stringify({ type: "assistant_delta", text: piece.content }),
-          });
-        continue;
-      }
-      for (const update of Object.values(chunk as Record<string, { messages?: unknown[] }>))
-        for (const written of update.messages ?? []) {
-          if (AIMessage.isInstance(written) && written.tool_calls?.length)
-            for (const call of written.tool_calls)
-              await send("tool_call", { callId: call.id, tool: call.name, args: call.args });
-          else if (AIMessage.isInstance(written))
-            await send("assistant_message", { messageId: written.id, content: written.content });
-          else if (ToolMessage.isInstance(written))
-            await send("tool_result", { callId: written.tool_call_id, tool: written.name, ok: true });
-        }
+const app = runApi(async ({ message, threadId }, { send, delta }) => {
+  const parts = await agent.stream(
+    { messages: [new HumanMessage(message)] },
+    { configurable: { thread_id: threadId }, streamMode: ["updates", "messages"], recursionLimit: 10 },
+  );
+  for await (const [mode, chunk] of parts) {
+    if (mode === "messages") {
+      const [piece] = chunk as [unknown, unknown];
+      if (AIMessageChunk.isInstance(piece) && typeof piece.content === "string" && piece.content)
+        await delta(piece.content);
+      continue;
     }
-    await send("run_finished", { stopReason: "final_answer" });
-  });
+    for (const update of Object.values(chunk as Record<string, { messages?: unknown[] }>))
+      for (const written of update.messages ?? []) {
+        if (AIMessage.isInstance(written) && written.tool_calls?.length)
+          for (const call of written.tool_calls)
+            await send("tool_call", { callId: call.id, tool: call.name, args: call.args });
+        else if (AIMessage.isInstance(written))
+          await send("assistant_message", { messageId: written.id, content: written.content });
+        else if (ToolMessage.isInstance(written))
+          await send("tool_result", { callId: written.tool_call_id, tool: written.name, ok: true });
+      }
+  }
+  await send("run_finished", { stopReason: "final_answer" });
 });
 
 serveChild(app, HARD_LIMIT_MS);
