@@ -16,22 +16,32 @@ const FLOORS = [
   ["server", "cli", "eval", "mcp-server"],
 ];
 
-/** One rule per room: it may import the rooms of the floors below it, and nothing of its own floor or above. */
+/** How deep a room's sub-rooms go: `src/service/incidents/worker.ts` is at depth 2. */
+const MAX_DEPTH = 4;
+
+/**
+ * One rule per room and depth: a file `depth` folders inside its room climbs out of it with exactly
+ * `depth` "../", so the rule names the room it lands in, whatever the sub-room names are.
+ */
 function floorRules() {
   return FLOORS.flatMap((rooms, floor) =>
-    rooms.map((room) => {
+    rooms.flatMap((room) => {
       const below = FLOORS.slice(0, floor).flat();
       const forbidden = FLOORS.flat().filter((other) => other !== room && !below.includes(other));
       const message =
         floor === 0
           ? "src/contracts is the bottom floor: it imports nothing of ours."
           : `src/${room} imports only the rooms below it: ${below.join(", ")}.`;
-      // Relative imports only: a package's own folders (an SDK's server/) are no rooms of ours.
-      const regex = floor === 0 ? "^\\.\\./" : `^(\\.\\./)+(${forbidden.join("|")})/`;
-      return {
-        files: [`src/${room}/**/*.ts`],
-        rules: { "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] },
-      };
+      return Array.from({ length: MAX_DEPTH }, (_, index) => {
+        const depth = index + 1;
+        const up = `(\\.\\./){${depth}}`;
+        // Relative imports only: a package's own folders (an SDK's server/) are no rooms of ours.
+        const regex = floor === 0 ? `^${up}` : `^${up}(${forbidden.join("|")})/`;
+        return {
+          files: [`src/${room}/${"*/".repeat(index)}*.ts`],
+          rules: { "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] },
+        };
+      });
     }),
   );
 }

@@ -8,7 +8,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { createApp } from "../src/app/assemble.js";
 import { loadEnv } from "../src/config/env.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptedCall } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/recorded-events.js";
+import { collectEvents } from "../src/service/events/recorded-events.js";
 
 const user = { id: "bench", role: "operator" };
 /** Threads paused at once while the pauses are opened. */

@@ -11,9 +11,9 @@ import {
 } from "langchain";
 import { recursionLimitFor, type RunOptionsInput } from "../src/graph/config.js";
 import type { ScriptedChatModel } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/recorded-events.js";
+import { collectEvents } from "../src/service/events/recorded-events.js";
 import { wireLoop } from "../src/app/wire-loop.js";
-import type { SqliteBackend } from "../src/storage/open-sqlite.js";
+import type { SqliteBackend } from "../src/storage/sqlite/open-sqlite.js";
 import {
   ANSWER,
   BENCH_USER as user,

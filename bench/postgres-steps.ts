@@ -1,8 +1,8 @@
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { wireLoop } from "../src/app/wire-loop.js";
-import { collectEvents } from "../src/service/recorded-events.js";
-import { openPostgres, type PostgresBackend } from "../src/storage/open-postgres.js";
+import { collectEvents } from "../src/service/events/recorded-events.js";
+import { openPostgres, type PostgresBackend } from "../src/storage/postgres/open-postgres.js";
 import { skipPostgres, startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
 import { startDelayProxy } from "./delay-proxy.js";
 import { median, pairedRounds, round } from "./stats.js";

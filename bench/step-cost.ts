@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqlite } from "../src/storage/open-sqlite.js";
+import { openSqlite } from "../src/storage/sqlite/open-sqlite.js";
 import {
   bareLoop,
   createAgentWithMiddleware,

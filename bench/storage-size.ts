@@ -10,8 +10,8 @@ import { recursionLimitFor } from "../src/graph/config.js";
 import type { StreamEvent } from "../src/contracts/events.js";
 import { DemoChatModel } from "../src/models/demo-model.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/recorded-events.js";
-import { openSqlite } from "../src/storage/open-sqlite.js";
+import { collectEvents } from "../src/service/events/recorded-events.js";
+import { openSqlite } from "../src/storage/sqlite/open-sqlite.js";
 import {
   CATEGORIES,
   checkpointerParts,

@@ -6,8 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { wireLoop } from "../src/app/wire-loop.js";
 import { recursionLimitFor } from "../src/graph/config.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
-import { collectEvents } from "../src/service/recorded-events.js";
-import type { SqliteBackend } from "../src/storage/open-sqlite.js";
+import { collectEvents } from "../src/service/events/recorded-events.js";
+import type { SqliteBackend } from "../src/storage/sqlite/open-sqlite.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import {
   ANSWER,

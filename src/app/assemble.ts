@@ -7,15 +7,15 @@ import type { ConfigFile } from "../config/schema.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
 import { demoModelOf, loadChatModel } from "../models/provider.js";
 import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
-import type { Runtime } from "../service/runtime.js";
-import type { RuntimeSettings } from "../service/runtime-settings.js";
-import { consoleLogger, type Logger } from "../service/logger.js";
-import { createPauseWebhook, type PauseWebhook } from "../service/pause-webhook.js";
-import { createExpiryWebhook } from "../service/approval-expiry-notice.js";
+import type { Runtime } from "../service/runtime/runtime.js";
+import type { RuntimeSettings } from "../service/runtime/settings.js";
+import { consoleLogger, type Logger } from "../service/observability/logger.js";
+import { createPauseWebhook, type PauseWebhook } from "../service/notices/pause-webhook.js";
+import { createExpiryWebhook } from "../service/approvals/expiry-notice.js";
 import { withApprovalDefault } from "../tools/policy.js";
-import { createIncidentReports, type IncidentReports, type IncidentAnswer } from "../service/incident-reports.js";
-import { conclusionOf, recordConclusion } from "../service/past-incidents.js";
-import { openSqlite } from "../storage/open-sqlite.js";
+import { createIncidentReports, type IncidentReports, type IncidentAnswer } from "../service/incidents/reports.js";
+import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
+import { openSqlite } from "../storage/sqlite/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
 import { createThreadTools, OpsStore, PostgresLedger, type EstateLedger, type RunbookSource } from "../tools/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -278,7 +278,7 @@ export async function openApp(options: AppOptions = {}): Promise<App> {
 async function openBackend(options: AppOptions & { model: BaseChatModel }, env: Env): Promise<App> {
   if (!env.DATABASE_URL) return createApp(options);
   // Loaded only here: the PostgreSQL client and saver are start-up time every SQLite process would pay for nothing.
-  const { openPostgres } = await import("../storage/open-postgres.js");
+  const { openPostgres } = await import("../storage/postgres/open-postgres.js");
   const { model } = options;
   // The demo dataset's static part is the same in every process; its mutable state is shared.
   const demo = openSqlite(options.dbPath ?? env.OPSPILOT_DB);

@@ -1,6 +1,6 @@
 import { formatKeyPath } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 import { closeMatches } from "../tools/edit-distance.js";
 import { patternMatches } from "../tools/policy.js";
 import type { ServerHealth, ToolSource } from "../tools/source.js";

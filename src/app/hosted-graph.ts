@@ -4,19 +4,19 @@ import { loadConfig } from "../config/file.js";
 import { compileGraph, type OpsPilotGraph } from "../agent/graph.js";
 import { loadChatModel } from "../models/provider.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
-import { consoleLogger } from "../service/logger.js";
-import { openSqlite } from "../storage/open-sqlite.js";
+import { consoleLogger } from "../service/observability/logger.js";
+import { openSqlite } from "../storage/sqlite/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
 import { createThreadTools, OpsStore, PostgresLedger } from "../tools/index.js";
 import { builtInTools, startRunbooks } from "./runbooks.js";
 import { buildToolRegistry, startToolSources } from "./tool-catalog.js";
 import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";
-import type { DailyQuotas } from "../service/quotas.js";
+import type { DailyQuotas } from "../service/runtime/quotas.js";
 import { postgresBudgets } from "../execution/rate-limit-store.js";
 import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
-import { GraphRunEvents } from "../service/graph-run-events.js";
-import { makeArgsView } from "../service/args-view.js";
+import { GraphRunEvents } from "../service/events/graph-run-events.js";
+import { makeArgsView } from "../service/events/args-view.js";
 
 /** The graph a LangGraph server hosts, and the run limits its runs are held to. */
 export interface HostedGraph {
@@ -96,7 +96,7 @@ export async function hostedGraph(
  * SQLite servers pay nothing for the client).
  */
 async function sharedStorage(databaseUrl: string, demo: { close(): void }) {
-  const { openPostgres } = await import("../storage/open-postgres.js");
+  const { openPostgres } = await import("../storage/postgres/open-postgres.js");
   const postgres = await openPostgres(databaseUrl).catch((error: unknown) => {
     demo.close();
     throw error;

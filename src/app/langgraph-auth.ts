@@ -2,8 +2,8 @@ import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { environmentVariables, loadEnv } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import { oidcSettingsOf } from "../config/oidc-settings.js";
-import { apiCredentials } from "../service/api-credentials.js";
-import { bearerToken, CredentialRefusal, LOCAL_USER, type Credentials } from "../service/credentials.js";
+import { apiCredentials } from "../service/auth/api-credentials.js";
+import { bearerToken, CredentialRefusal, LOCAL_USER, type Credentials } from "../service/auth/credentials.js";
 import { AUTH_USER_OPEN, RUN_ENTRY_KEY } from "../graph/auth-user.js";
 
 /**

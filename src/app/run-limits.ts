@@ -4,7 +4,7 @@ import type { RunOptionsInput } from "../graph/config.js";
 import { checkCeilings, type LimitPolicy } from "../graph/limits.js";
 import type { LimitName, RunLimits } from "../contracts/limits.js";
 import { ConfigError, LimitAboveCeilingError } from "../contracts/errors.js";
-import type { DailyQuotas } from "../service/quotas.js";
+import type { DailyQuotas } from "../service/runtime/quotas.js";
 
 /** The environment variable that sets each limit's default and ceiling. */
 export const LIMIT_ENV_KEYS: Readonly<Record<LimitName, keyof Env>> = Object.freeze({

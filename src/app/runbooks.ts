@@ -1,5 +1,5 @@
 import type { ConfigFile } from "../config/schema.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 import {
   createDemoTools,
   createRunbookSource,

@@ -4,7 +4,7 @@ import type { OpsPilotGraph } from "../agent/graph.js";
 import { checkCeilings, limitsOf, resolveRunLimits } from "../graph/limits.js";
 import { hostedGraph, type HostedGraph } from "./hosted-graph.js";
 import { authenticatedUser, RUN_ENTRY_KEY } from "../graph/auth-user.js";
-import { checkQuotas } from "../service/quotas.js";
+import { checkQuotas } from "../service/runtime/quotas.js";
 import { InvalidRunOptionsError } from "../contracts/errors.js";
 
 /** What the LangGraph server passes a graph factory next to the config (`executionRuntime` is set for runs). */

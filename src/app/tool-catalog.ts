@@ -1,5 +1,5 @@
 import type { ConfigFile } from "../config/schema.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 import { applyToolPolicy } from "../tools/policy.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { McpToolSource } from "../tools/mcp/index.js";

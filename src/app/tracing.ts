@@ -13,9 +13,9 @@ import {
 } from "@opentelemetry/sdk-trace-node";
 import type { Env } from "../config/env.js";
 import { ConfigError } from "../contracts/errors.js";
-import type { Logger } from "../service/logger.js";
-import { settleWithin } from "../service/shutdown.js";
-import { createRunTracing, type RunTracing, type TracedModel } from "../service/run-tracing.js";
+import type { Logger } from "../service/observability/logger.js";
+import { settleWithin } from "../service/runtime/shutdown.js";
+import { createRunTracing, type RunTracing, type TracedModel } from "../service/observability/run-tracing.js";
 
 /** The variables tracing is configured by: OpenTelemetry's standard ones, plus `OPSPILOT_OTEL_CAPTURE_CONTENT`. */
 export type TracingEnv = Readonly<Record<string, string | undefined>>;

@@ -2,10 +2,10 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { compileGraph, type OpsPilotGraph } from "../agent/graph.js";
 import type { ContextBudget } from "../models/context-budget.js";
-import { CancellationRegistry } from "../service/cancellation.js";
-import type { Runtime } from "../service/runtime.js";
-import { createRuntime } from "../service/create-runtime.js";
-import { type RuntimeSettings } from "../service/runtime-settings.js";
+import { CancellationRegistry } from "../service/runtime/cancellation.js";
+import type { Runtime } from "../service/runtime/runtime.js";
+import { createRuntime } from "../service/runtime/create-runtime.js";
+import { type RuntimeSettings } from "../service/runtime/settings.js";
 import type { Storage } from "../storage/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolRateLimits } from "../execution/tool-rate-limits.js";

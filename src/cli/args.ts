@@ -3,9 +3,9 @@ import { KNOWN_ROLES, type RunUser } from "../contracts/user.js";
 import { CliUsageError } from "./cli-error.js";
 import type { RunLimitsRequest } from "../contracts/limits.js";
 import { LIMIT_FLAG_OPTIONS, parseLimitFlags } from "./limit-flags.js";
-import { carriedFlags, readCallFlags } from "./call-flags.js";
-import type { DirectCall } from "./direct-call-model.js";
-import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/multitask-strategy.js";
+import { carriedFlags, readCallFlags } from "./tools/call-flags.js";
+import type { DirectCall } from "./tools/direct-call-model.js";
+import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/runtime/multitask-strategy.js";
 
 /** The flags that answer a pause from the command line. */
 export interface DecisionFlags {

@@ -1,9 +1,9 @@
 import { assertMessageFits, ThreadPausedError } from "../contracts/errors.js";
 import { hasDecisionFlags, type CliArgs } from "./args.js";
 import { CliUsageError } from "./cli-error.js";
-import { EventRenderer } from "./render.js";
-import { callExitCode } from "./call.js";
-import { threadCommand } from "./pause.js";
+import { EventRenderer } from "./output/render.js";
+import { callExitCode } from "./tools/call.js";
+import { threadCommand } from "./pause/pause.js";
 import { exitCodeFor, type CliContext } from "./session.js";
 import { answerWithFlags, askQuestion, openThread, settleThread } from "./thread.js";
 

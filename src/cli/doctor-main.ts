@@ -1,5 +1,5 @@
 import { loadDotEnv } from "../config/env.js";
-import { runDoctor } from "./doctor.js";
+import { runDoctor } from "./doctor/doctor.js";
 
 loadDotEnv();
 

@@ -1,8 +1,8 @@
 import { OpsPilotError, ThreadBusyError, ThreadPausedError } from "../contracts/errors.js";
 import type { StreamEvent } from "../contracts/events.js";
-import type { PostOutcome, PostMessageRequest } from "../service/runtime.js";
-import { promptBusyChoice } from "./multitask-prompt.js";
-import { threadCommand } from "./pause.js";
+import type { PostOutcome, PostMessageRequest } from "../service/runtime/runtime.js";
+import { promptBusyChoice } from "./pause/multitask-prompt.js";
+import { threadCommand } from "./pause/pause.js";
 import type { CliContext, RunOutcome } from "./session.js";
 
 /** A question sent: its run's events, or how the command ends without streaming one here. */

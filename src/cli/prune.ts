@@ -1,9 +1,9 @@
 import { loadEnv, type Env } from "../config/env.js";
 import { OpsPilotError } from "../contracts/errors.js";
-import { openPostgres } from "../storage/open-postgres.js";
-import { openSqlite } from "../storage/open-sqlite.js";
-import type { PruneReport } from "../storage/prune.js";
-import { parseAge } from "../service/retention.js";
+import { openPostgres } from "../storage/postgres/open-postgres.js";
+import { openSqlite } from "../storage/sqlite/open-sqlite.js";
+import type { PruneReport } from "../storage/retention/prune.js";
+import { parseAge } from "../service/jobs/retention.js";
 
 /** What `npm run prune` runs with. */
 export interface PruneCliOptions {

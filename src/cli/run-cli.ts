@@ -1,16 +1,16 @@
 import { openApp, type App } from "../app/assemble.js";
 import { parseCliArgs, type CliArgs } from "./args.js";
 import { runAsk } from "./ask.js";
-import { runChat } from "./chat.js";
+import { runChat } from "./chat/chat.js";
 import { reportError, reportStartupError } from "./cli-error.js";
 import { createPrompter, type Prompter } from "./prompter.js";
 import type { CliContext } from "./session.js";
 import { SigintRouter, type SignalSource } from "./sigint.js";
-import { colorsFor, createStyle, type ColorProbe } from "./style.js";
+import { colorsFor, createStyle, type ColorProbe } from "./output/style.js";
 import { USAGE } from "./usage.js";
-import { toolListing } from "./list-tools.js";
-import { runCall } from "./call.js";
-import { DirectCallModel } from "./direct-call-model.js";
+import { toolListing } from "./tools/list-tools.js";
+import { runCall } from "./tools/call.js";
+import { DirectCallModel } from "./tools/direct-call-model.js";
 
 /** The process the CLI runs in; tests and fixtures pass their own streams and app. */
 export interface CliProcess {

@@ -1,18 +1,18 @@
 import type { RunOptionsRequest } from "../graph/limits.js";
 import { ResumeRejectedError } from "../contracts/errors.js";
-import type { Runtime } from "../service/runtime.js";
+import type { Runtime } from "../service/runtime/runtime.js";
 import type { StreamEvent } from "../contracts/events.js";
 import type { ErrorCode } from "../contracts/observation.js";
 import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../contracts/user.js";
-import type { MultitaskStrategy } from "../service/multitask-strategy.js";
-import { resumeInstructions } from "./pause.js";
-import { promptResume } from "./pause-prompt.js";
+import type { MultitaskStrategy } from "../service/runtime/multitask-strategy.js";
+import { resumeInstructions } from "./pause/pause.js";
+import { promptResume } from "./pause/prompt.js";
 import { leavingOnExit, type Prompter } from "./prompter.js";
-import type { EventRenderer } from "./render.js";
+import type { EventRenderer } from "./output/render.js";
 import type { SigintRouter } from "./sigint.js";
-import type { Style } from "./style.js";
+import type { Style } from "./output/style.js";
 
 /** Everything a command needs: the runtime, who asks, where to write, how to ask. */
 export interface CliContext {

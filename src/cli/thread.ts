@@ -1,9 +1,9 @@
 import { NotPausedError, ThreadBusyError } from "../contracts/errors.js";
-import type { ThreadView } from "../service/runtime.js";
+import type { ThreadView } from "../service/runtime/runtime.js";
 import type { DecisionFlags } from "./args.js";
-import { decisionsFromFlags } from "./decisions.js";
-import { describePause } from "./pause.js";
-import { EventRenderer, seedFromMessages } from "./render.js";
+import { decisionsFromFlags } from "./pause/decisions.js";
+import { describePause } from "./pause/pause.js";
+import { EventRenderer, seedFromMessages } from "./output/render.js";
 import { consumeRun, settlePauses, type CliContext, type RunOutcome } from "./session.js";
 import { postQuestion } from "./post-question.js";
 

@@ -34,7 +34,7 @@ function parseApiTokens(value: string, ctx: z.RefinementCtx): ReadonlyMap<string
   return tokens;
 }
 
-/** Shapes of a pause or incident notice's body (`src/service/pause-webhook-body.ts`, `incident-notice-body.ts`). */
+/** Shapes of a pause or incident notice's body (`src/service/notices/pause-webhook-body.ts`, `incident-notice-body.ts`). */
 const PAUSE_WEBHOOK_FORMATS = ["json", "slack", "feishu", "dingtalk"] as const;
 
 /** An integer variable in [min, max], with one message for every way it can be wrong. */

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { OpsPilotError } from "../contracts/errors.js";
 import { parseEvalArgs, USAGE } from "./args.js";
-import { compareReports, readReport } from "./compare.js";
+import { compareReports, readReport } from "./report/compare.js";
 import { EvalUsageError } from "./eval-error.js";
-import { renderHtmlReport } from "./html-report.js";
+import { renderHtmlReport } from "./report/html-report.js";
 import { loadScenarios } from "./load-scenarios.js";
 import { runEval } from "./run-eval.js";
-import { progressReporter, renderSummary, renderTable, type ProgressSink } from "./terminal.js";
+import { progressReporter, renderSummary, renderTable, type ProgressSink } from "./report/terminal.js";
 
 /** What `npm run eval` runs with; tests pass their own. */
 export interface EvalCliIo {

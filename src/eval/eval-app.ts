@@ -9,7 +9,7 @@ import { loadEnv } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import { loadChatModel } from "../models/provider.js";
 import { createDemoTools } from "../tools/index.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 import { createOutboundTools } from "./outbound-tools.js";
 import { ScenarioTools } from "./scenario-tools.js";
 import type { Fault } from "./scenario-schema.js";

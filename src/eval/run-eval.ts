@@ -3,7 +3,7 @@ import { runChecks, scoreOf } from "./checks/index.js";
 import { openEvalApp } from "./eval-app.js";
 import { EvalUsageError } from "./eval-error.js";
 import type { LoadedScenario } from "./load-scenarios.js";
-import { reportScenario, summarize, type EvalReport, type ScenarioRun } from "./report.js";
+import { reportScenario, summarize, type EvalReport, type ScenarioRun } from "./report/report.js";
 import { runScenario } from "./run-scenario.js";
 import type { Scenario } from "./scenario-schema.js";
 import type { ToolRegistry } from "../tools/registry.js";

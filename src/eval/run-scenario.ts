@@ -1,8 +1,8 @@
 import type { RunEvent } from "../contracts/events.js";
 import type { Decision, InterruptValue, ResumeValue, WaitingCall } from "../contracts/pause.js";
 import type { RunUser } from "../contracts/user.js";
-import { collectEvents } from "../service/recorded-events.js";
-import type { Runtime } from "../service/runtime.js";
+import { collectEvents } from "../service/events/recorded-events.js";
+import type { Runtime } from "../service/runtime/runtime.js";
 import type { ScenarioTools } from "./scenario-tools.js";
 import type { Scenario, ScriptedPause } from "./scenario-schema.js";
 import type { CallDecisionRecord, PauseRecord, ScenarioTrace } from "./trace.js";

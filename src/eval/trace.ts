@@ -1,6 +1,6 @@
 import type { RunEvent } from "../contracts/events.js";
 import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
-import type { MessageView } from "../service/runtime.js";
+import type { MessageView } from "../service/runtime/runtime.js";
 import type { ScriptedPause } from "./scenario-schema.js";
 
 /** One pause the scenario met, and how it was answered. */

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { withSetupLock } from "../storage/postgres-schema.js";
+import { withSetupLock } from "../storage/postgres/postgres-schema.js";
 
 /** The table rate-limiter-flexible keeps the budgets of every process in (one row per tool, scope, limit and key). */
 export const RATE_LIMIT_TABLE = "opspilot_rate_limits";

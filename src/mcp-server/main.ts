@@ -4,7 +4,7 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { loadDotEnv, loadEnv } from "../config/env.js";
-import { openSqlite } from "../storage/open-sqlite.js";
+import { openSqlite } from "../storage/sqlite/open-sqlite.js";
 import { createDemoTools, OpsStore } from "../tools/index.js";
 import { createToolServer } from "./tool-server.js";
 

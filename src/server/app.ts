@@ -1,24 +1,24 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { HealthReport } from "../app/health.js";
-import type { Runtime } from "../service/runtime.js";
-import type { RunMetrics } from "../service/metrics.js";
-import { ssoConfigRoute, ssoRoutes } from "./sso-routes.js";
-import { apiCredentials } from "../service/api-credentials.js";
-import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
+import type { Runtime } from "../service/runtime/runtime.js";
+import type { RunMetrics } from "../service/observability/metrics.js";
+import { ssoConfigRoute, ssoRoutes } from "./auth/sso-routes.js";
+import { apiCredentials } from "../service/auth/api-credentials.js";
+import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth/auth.js";
 import { MAX_BODY_BYTES } from "./bodies.js";
 import { errorResponse, makeErrorHandler } from "./http-errors.js";
 import { QuotaExceededError } from "../contracts/errors.js";
-import { consoleLogger, type Logger } from "../service/logger.js";
-import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./rate-limit.js";
+import { consoleLogger, type Logger } from "../service/observability/logger.js";
+import { DEFAULT_RUN_STARTS_PER_MINUTE, limitRunStarts } from "./auth/rate-limit.js";
 import { threadRoutes } from "./routes.js";
 import { toolRoutes } from "./tool-routes.js";
 import { recordRoutes } from "./record-routes.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 import { dashboardRoutes } from "./dashboard.js";
-import { alertIntakeRoutes, incidentRoutes, type AlertIntake } from "./alert-routes.js";
-import { slackRoutes, type SlackIntake } from "./slack-route.js";
+import { alertIntakeRoutes, incidentRoutes, type AlertIntake } from "./incidents/routes.js";
+import { slackRoutes, type SlackIntake } from "./slack/route.js";
 
 /** What the HTTP app is built from. */
 export interface CreateServerOptions {

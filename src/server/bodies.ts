@@ -6,7 +6,7 @@ import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
 import { HitlResponseSchema, isHitlShaped, type HitlResponse } from "../contracts/hitl.js";
 import { MAX_MESSAGE_CHARS, RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
 import { assertMessageFits } from "../contracts/errors.js";
-import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/multitask-strategy.js";
+import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/runtime/multitask-strategy.js";
 
 /** Largest request body the API reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;

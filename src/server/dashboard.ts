@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "./auth.js";
+import type { AppEnv } from "./auth/auth.js";
 
 /**
  * Chart.js's browser build, found through the installed package so the page needs no CDN and

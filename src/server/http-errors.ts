@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 import { OpsPilotError, QuotaExceededError } from "../contracts/errors.js";
 
 /** The JSON body of every error response: a stable code and a sentence, never a stack. */

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
-import type { RecordsPageRequest, Runtime } from "../service/runtime.js";
-import type { RecordsCursor } from "../storage/records-page.js";
-import type { Logger } from "../service/logger.js";
-import { requiresTokens, type AppEnv, type ServerAuth } from "./auth.js";
+import type { RecordsPageRequest, Runtime } from "../service/runtime/runtime.js";
+import type { RecordsCursor } from "../storage/records/records-page.js";
+import type { Logger } from "../service/observability/logger.js";
+import { requiresTokens, type AppEnv, type ServerAuth } from "./auth/auth.js";
 import { RequestError } from "./http-errors.js";
 
 /** The window a summary covers when the request names none. */

@@ -2,16 +2,16 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { RequestError } from "./http-errors.js";
-import { DEFAULT_THREAD_LIST_LIMIT, MAX_THREAD_LIST_LIMIT } from "../service/thread-list.js";
+import { DEFAULT_THREAD_LIST_LIMIT, MAX_THREAD_LIST_LIMIT } from "../service/events/thread-list.js";
 import { encodeCursor, readRecordsPageQuery } from "./record-routes.js";
-import type { Runtime } from "../service/runtime.js";
-import type { AppEnv } from "./auth.js";
+import type { Runtime } from "../service/runtime/runtime.js";
+import type { AppEnv } from "./auth/auth.js";
 import { readEventsQuery, readResumeBody, readRunBody } from "./bodies.js";
 import { errorResponse } from "./http-errors.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 import { streamRunEvents } from "./sse.js";
 import { OpsPilotError, ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../contracts/errors.js";
-import { strategyHint } from "../service/multitask-strategy.js";
+import { strategyHint } from "../service/runtime/multitask-strategy.js";
 
 /** What the thread routes need. */
 export interface ThreadRoutesOptions {

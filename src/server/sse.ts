@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "../contracts/events.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../service/observability/logger.js";
 
 /**
  * Streams a run's events as SSE frames (`event:` type, `id:` per-thread seq, JSON `data:`).

@@ -8,12 +8,12 @@ import { ConfigError, OpsPilotError } from "../contracts/errors.js";
 import { describeModel, isLoopback } from "../models/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
 import { openApp } from "../app/assemble.js";
-import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth.js";
-import { consoleLogger } from "../service/logger.js";
-import { oldestPauseSince, RunMetrics } from "../service/metrics.js";
-import { schedulePrune } from "../service/retention.js";
-import { startAlertIntake } from "./alert-intake.js";
-import { slackIntakeOf } from "./slack-intake.js";
+import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth/auth.js";
+import { consoleLogger } from "../service/observability/logger.js";
+import { oldestPauseSince, RunMetrics } from "../service/observability/metrics.js";
+import { schedulePrune } from "../service/jobs/retention.js";
+import { startAlertIntake } from "./incidents/intake.js";
+import { slackIntakeOf } from "./slack/intake.js";
 
 /** Where and how to bind, besides what the app is built from. */
 export interface StartServerOptions extends CreateServerOptions {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { ToolRegistry } from "../tools/registry.js";
 import { toolViews } from "../tools/tool-view.js";
-import type { AppEnv } from "./auth.js";
+import type { AppEnv } from "./auth/auth.js";
 
 /**
  * `GET /api/tools`: the tools the caller's role may call, each with its effective policy

@@ -3,8 +3,8 @@ import type { GivenApproval } from "../contracts/calls.js";
 import type { RunEvent, RunEventBody } from "../contracts/events.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RecordsSummary } from "../contracts/records.js";
-import type { RecordsPage, RecordsQuery } from "./records-page.js";
-import type { Pruner } from "./prune.js";
+import type { RecordsPage, RecordsQuery } from "./records/records-page.js";
+import type { Pruner } from "./retention/prune.js";
 
 /** A write call's journal entry (design §2.6). */
 export interface JournalEntry {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signPagerdutyBody } from "../../src/server/pagerduty-signature.js";
+import { signPagerdutyBody } from "../../src/server/incidents/pagerduty-signature.js";
 import {
   ALERT_TOKEN,
   firingFixture,

@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgres } from "../../src/storage/open-postgres.js";
-import { openSqlite } from "../../src/storage/open-sqlite.js";
+import { openPostgres } from "../../src/storage/postgres/open-postgres.js";
+import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
 import { DELIVERY_MEMORY_MS, type NewIncident, type Storage } from "../../src/storage/types.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { tempDirectory } from "../fixtures/alert-server.js";

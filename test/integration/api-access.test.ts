@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { Runtime } from "../../src/service/runtime.js";
+import type { Runtime } from "../../src/service/runtime/runtime.js";
 import { createServer } from "../../src/server/app.js";
 import { startServer } from "../../src/server/start.js";
 import { ApiClient, startTestServer, type TestServer } from "../fixtures/http.js";

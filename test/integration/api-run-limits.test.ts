@@ -2,7 +2,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { nextUtcMidnight } from "../../src/storage/usage-day.js";
+import { nextUtcMidnight } from "../../src/storage/records/usage-day.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";
 

@@ -9,7 +9,7 @@ import { loadEnv } from "../../src/config/env.js";
 import { ConfigFileSchema } from "../../src/config/schema.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { DemoChatModel } from "../../src/models/demo-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { startServer } from "../../src/server/start.js";
 import { ApiClient, startTestServer, waitUntilSettled } from "../fixtures/http.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { testTools } from "../fixtures/test-tools.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-cancel-"));

@@ -9,8 +9,8 @@ import {
 } from "@langchain/langgraph-checkpoint-validation";
 import pg from "pg";
 import { describe } from "vitest";
-import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
-import { openSqlite, type SqliteBackend } from "../../src/storage/open-sqlite.js";
+import { openPostgres, type PostgresBackend } from "../../src/storage/postgres/open-postgres.js";
+import { openSqlite, type SqliteBackend } from "../../src/storage/sqlite/open-sqlite.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
 // LangGraph's checkpointer conformance suite (718 tests a saver) against the savers exactly as

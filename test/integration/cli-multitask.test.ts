@@ -8,13 +8,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { parseCliArgs } from "../../src/cli/args.js";
-import { promptBusyChoice } from "../../src/cli/multitask-prompt.js";
+import { promptBusyChoice } from "../../src/cli/pause/multitask-prompt.js";
 import { createPrompter } from "../../src/cli/prompter.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { createStyle } from "../../src/cli/style.js";
+import { createStyle } from "../../src/cli/output/style.js";
 import { ThreadBusyError } from "../../src/contracts/errors.js";
 import type { AgentStateType } from "../../src/graph/state.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptedCall } from "../fixtures/scripted-model.js";
 import { Gate, lastAsk } from "../fixtures/gate-tool.js";
 

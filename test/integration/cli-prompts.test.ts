@@ -1,13 +1,13 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
-import { decisionsFromFlags } from "../../src/cli/decisions.js";
-import { describePause, resumeInstructions } from "../../src/cli/pause.js";
-import { promptResume } from "../../src/cli/pause-prompt.js";
+import { decisionsFromFlags } from "../../src/cli/pause/decisions.js";
+import { describePause, resumeInstructions } from "../../src/cli/pause/pause.js";
+import { promptResume } from "../../src/cli/pause/prompt.js";
 import { createPrompter } from "../../src/cli/prompter.js";
-import { EventRenderer } from "../../src/cli/render.js";
+import { EventRenderer } from "../../src/cli/output/render.js";
 import { SigintRouter } from "../../src/cli/sigint.js";
-import { createStyle } from "../../src/cli/style.js";
+import { createStyle } from "../../src/cli/output/style.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue, WaitingCall } from "../../src/contracts/pause.js";
 

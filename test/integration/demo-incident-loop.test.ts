@@ -10,7 +10,7 @@ import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import { DemoChatModel } from "../../src/models/demo-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 
 const RULE = 'rate(http_errors_total{service="payment-service"}[1m]) > 0.5';
 const MEASURED = 'rate(http_errors_total{service="payment-service"}[1m])';

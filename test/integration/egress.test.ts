@@ -6,7 +6,7 @@ import { defineTool, type ToolDefinition } from "../../src/tools/types.js";
 import { applyToolPolicy } from "../../src/tools/policy.js";
 import type { ToolPolicy } from "../../src/config/schema.js";
 import { createHarness } from "../fixtures/harness.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { answerMessage, callsMessage, type ScriptStep } from "../fixtures/scripted-model.js";
 
 const LOG_LINE = "09:12:01 ERROR PAY-5031 connection pool exhausted (db=10.20.30.40:5432)";

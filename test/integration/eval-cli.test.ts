@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EvalReportSchema, type EvalReport } from "../../src/eval/report.js";
+import { EvalReportSchema, type EvalReport } from "../../src/eval/report/report.js";
 import { runCliProcess } from "../fixtures/cli-process.js";
 
 const folder = mkdtempSync(join(tmpdir(), "opspilot-eval-cli-"));

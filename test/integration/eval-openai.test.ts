@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEvalCli } from "../../src/eval/cli.js";
-import { EvalReportSchema } from "../../src/eval/report.js";
+import { EvalReportSchema } from "../../src/eval/report/report.js";
 import {
   startOpenAIServer,
   type OpenAITestServer,

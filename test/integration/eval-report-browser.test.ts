@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { renderHtmlReport } from "../../src/eval/html-report.js";
+import { renderHtmlReport } from "../../src/eval/report/html-report.js";
 import { parseScenarios } from "../../src/eval/load-scenarios.js";
 import { runEval } from "../../src/eval/run-eval.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostedGraph, type HostedGraph } from "../../src/app/hosted-graph.js";
 import { loadEnv } from "../../src/config/env.js";
 import { pendingInterrupt } from "../../src/graph/pause.js";
-import { openSqlite } from "../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
 describe.skipIf(skipPostgres)("the LangGraph server's graph with DATABASE_URL", () => {

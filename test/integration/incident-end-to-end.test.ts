@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { AgentStateType } from "../../src/graph/state.js";
-import type { IncidentView } from "../../src/service/incidents.js";
+import type { IncidentView } from "../../src/service/incidents/incidents.js";
 import { ALERT_TOKEN, startAlertServer, tempDirectory, type AlertServer } from "../fixtures/alert-server.js";
 import { pauseOf } from "../fixtures/mcp-app.js";
 import { monitoringBinariesPresent, startMonitoringStack, type MonitoringStack } from "../fixtures/monitoring-stack.js";

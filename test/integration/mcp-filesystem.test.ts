@@ -10,7 +10,7 @@ import { argsHash } from "../../src/contracts/canonical.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { createMcpToolSource, type McpToolSource } from "../../src/tools/mcp/index.js";
 import { createMcpApp, observationOf, pauseOf, tracedSource, typesOf } from "../fixtures/mcp-app.js";
 import type { McpKillPoint } from "../fixtures/mcp-child-run.js";

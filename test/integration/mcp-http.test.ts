@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { argsHash } from "../../src/contracts/canonical.js";
 import { answerMessage, callsMessage } from "../fixtures/scripted-model.js";
 import { createServer } from "../../src/server/app.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { createMcpToolSource, type McpToolSource } from "../../src/tools/mcp/index.js";
 import { createMcpApp, pauseOf, typesOf } from "../fixtures/mcp-app.js";
 import { startHttpFixture, type HttpFixture } from "../fixtures/mcp-servers.js";

@@ -8,7 +8,7 @@ import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { pauseOf, typesOf } from "../fixtures/mcp-app.js";
 import { tsEntry } from "../fixtures/ts-children.js";
 

@@ -9,7 +9,7 @@ import type { RunEvent } from "../../src/contracts/events.js";
 import type { RunUser } from "../../src/contracts/user.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { ApiClient, readSseFrames, frameToEvent } from "../fixtures/http.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptedCall } from "../fixtures/scripted-model.js";
 import { Gate, lastAsk } from "../fixtures/gate-tool.js";

@@ -1,7 +1,7 @@
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { hasChromium, launchChromium, openThreadPage } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { egressTestTools, PLANTED_LOG_LINE, testTools } from "../fixtures/test-tools.js";

@@ -1,7 +1,7 @@
 import { type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { hasChromium, openThreadPage, useChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { egressPostScript, egressTestTools, PLANTED_LOG_LINE, testTools } from "../fixtures/test-tools.js";

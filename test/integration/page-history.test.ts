@@ -1,7 +1,7 @@
 import { type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { startTestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";

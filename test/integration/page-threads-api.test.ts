@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { createServer } from "../../src/server/app.js";
 import type { RunUser } from "../../src/contracts/user.js";
-import { SqliteStorage } from "../../src/storage/sqlite-storage.js";
-import { TITLE_MAX_CHARS, threadTitle } from "../../src/service/thread-list.js";
+import { SqliteStorage } from "../../src/storage/sqlite/sqlite-storage.js";
+import { TITLE_MAX_CHARS, threadTitle } from "../../src/service/events/thread-list.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { testTools } from "../fixtures/test-tools.js";
 

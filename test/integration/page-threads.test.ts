@@ -1,7 +1,7 @@
 import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { testTools } from "../fixtures/test-tools.js";

@@ -3,8 +3,8 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BatchedPostgresSaver } from "../../src/storage/postgres-checkpointer.js";
-import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
+import { BatchedPostgresSaver } from "../../src/storage/checkpoints/postgres-checkpointer.js";
+import { openPostgres, type PostgresBackend } from "../../src/storage/postgres/open-postgres.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
 /** Every statement any client sends, while `counting` is on. */

@@ -9,7 +9,7 @@ import { loadEnv } from "../../src/config/env.js";
 import { parseConfig } from "../../src/config/file.js";
 import { postgresBudgets, RATE_LIMIT_TABLE } from "../../src/execution/rate-limit-store.js";
 import { ToolRateLimits } from "../../src/execution/tool-rate-limits.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { refusedCallsCostNothing } from "../fixtures/rate-limit-scenario.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";

@@ -5,8 +5,12 @@ import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
-import { pastConclusions, recordConclusion, type PastConclusion } from "../../src/service/past-incidents.js";
-import { openPostgres, STORE_APPLICATION_NAME, type PostgresBackend } from "../../src/storage/open-postgres.js";
+import { pastConclusions, recordConclusion, type PastConclusion } from "../../src/service/incidents/past-incidents.js";
+import {
+  openPostgres,
+  STORE_APPLICATION_NAME,
+  type PostgresBackend,
+} from "../../src/storage/postgres/open-postgres.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 
 const labels = { service: "payment-service", env: "prod" };

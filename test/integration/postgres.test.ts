@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
+import { openPostgres, type PostgresBackend } from "../../src/storage/postgres/open-postgres.js";
 import { ConfigError } from "../../src/contracts/errors.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 

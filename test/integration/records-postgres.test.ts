@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgres, type PostgresBackend } from "../../src/storage/open-postgres.js";
-import { openSqlite } from "../../src/storage/open-sqlite.js";
+import { openPostgres, type PostgresBackend } from "../../src/storage/postgres/open-postgres.js";
+import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
 import type { RecordsSummary, Storage } from "../../src/storage/types.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { checkPrune } from "../fixtures/prune-scenario.js";

@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
-import type { ThreadView } from "../../src/service/runtime.js";
-import { migrateChannelSqlite } from "../../src/storage/sqlite-legacy-migration.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
+import type { ThreadView } from "../../src/service/runtime/runtime.js";
+import { migrateChannelSqlite } from "../../src/storage/sqlite/sqlite-legacy-migration.js";
 
 const legacy = (name: string) => fileURLToPath(new URL(`../fixtures/legacy/${name}`, import.meta.url));
 

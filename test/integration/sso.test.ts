@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OidcSettings } from "../../src/config/oidc-settings.js";
-import { openSqlite } from "../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
 import { hasChromium, useChromium } from "../fixtures/browser.js";
 import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
 import { ApiClient, startTestServer, type TestServer } from "../fixtures/http.js";

@@ -7,7 +7,7 @@ import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { DemoChatModel } from "../../src/models/demo-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 
 const user = { id: "local", role: "operator" };
 const SEEDS = [

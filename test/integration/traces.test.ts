@@ -6,7 +6,7 @@ import { createApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { DemoChatModel } from "../../src/models/demo-model.js";
-import { collectEvents } from "../../src/service/recorded-events.js";
+import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { attrs, startCollector } from "../fixtures/otlp-collector.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { InMemoryStore, type BaseStore, type Item, type Operation } from "@langchain/langgraph";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/storage/open-sqlite.js";
-import { SqliteStore } from "../../src/storage/sqlite-store.js";
+import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
+import { SqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 
 /** The two stores every case runs on, each fresh. */
 const STORES = {

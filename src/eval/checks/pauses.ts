@@ -1,5 +1,5 @@
 import { canonicalJson } from "../../contracts/canonical.js";
-import type { MessageView } from "../../service/runtime.js";
+import type { MessageView } from "../../service/runtime/runtime.js";
 import { proposedCalls } from "../trace.js";
 import { verdict, type Check } from "./check.js";
 

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { inTransaction, withSetupLock } from "../../storage/postgres-schema.js";
+import { inTransaction, withSetupLock } from "../../storage/postgres/postgres-schema.js";
 import type { ActionOutcome, ActionRequest, ServiceStateRow } from "./actions.js";
 import {
   actionParams,

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app/assemble.js";
 import { loadEnv } from "../../../src/config/env.js";
-import { pastConclusions, recordConclusion } from "../../../src/service/past-incidents.js";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
-import { SqliteStore } from "../../../src/storage/sqlite-store.js";
+import { pastConclusions, recordConclusion } from "../../../src/service/incidents/past-incidents.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
+import { SqliteStore } from "../../../src/storage/sqlite/sqlite-store.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-app-store-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

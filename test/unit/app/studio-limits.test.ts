@@ -8,7 +8,7 @@ import { LimitAboveCeilingError } from "../../../src/contracts/errors.js";
 import { compileGraph } from "../../../src/agent/graph.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { ScriptedChatModel } from "../../fixtures/scripted-model.js";
-import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
+import { openSqlite, type SqliteBackend } from "../../../src/storage/sqlite/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { testTools } from "../../fixtures/test-tools.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AssistantDelta, RunEvent } from "../../../src/contracts/events.js";
-import { EventRenderer } from "../../../src/cli/render.js";
-import { createStyle } from "../../../src/cli/style.js";
+import { EventRenderer } from "../../../src/cli/output/render.js";
+import { createStyle } from "../../../src/cli/output/style.js";
 
 const ids = { threadId: "t-1", runId: "r-1" };
 const delta = (text: string): AssistantDelta => ({ type: "assistant_delta", ...ids, step: 1, text });

@@ -6,7 +6,7 @@ import type { RunEvent } from "../../../src/contracts/events.js";
 import { checkInvariants } from "../../../src/eval/checks/invariants.js";
 import { parseScenarios } from "../../../src/eval/load-scenarios.js";
 import type { CallDecisionRecord, ScenarioTrace } from "../../../src/eval/trace.js";
-import type { MessageView } from "../../../src/service/runtime.js";
+import type { MessageView } from "../../../src/service/runtime/runtime.js";
 import type { ToolDefinition } from "../../../src/tools/types.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { judge } from "./judge.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { compareReports } from "../../../src/eval/compare.js";
-import { escapeHtml } from "../../../src/eval/html-report.js";
-import { reportScenario, summarize, type EvalReport, type ReportScenario } from "../../../src/eval/report.js";
+import { compareReports } from "../../../src/eval/report/compare.js";
+import { escapeHtml } from "../../../src/eval/report/html-report.js";
+import { reportScenario, summarize, type EvalReport, type ReportScenario } from "../../../src/eval/report/report.js";
 import { scoreOf } from "../../../src/eval/checks/index.js";
-import { progressReporter, renderSummary } from "../../../src/eval/terminal.js";
+import { progressReporter, renderSummary } from "../../../src/eval/report/terminal.js";
 import type { ScenarioTrace } from "../../../src/eval/trace.js";
 
 const entry = (id: string, score: number): ReportScenario => ({

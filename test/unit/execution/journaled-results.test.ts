@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { journaledResults } from "../../../src/execution/write-journal.js";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
 
 describe("journaledResults", () => {
   it("answers a failed run's unanswered calls from the journal: finished as recorded, started as unknown", async () => {

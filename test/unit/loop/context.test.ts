@@ -4,7 +4,7 @@ import { compileGraph } from "../../../src/agent/graph.js";
 import { threadIdOf } from "../../../src/graph/context.js";
 import { ThreadIdRequiredError } from "../../../src/contracts/errors.js";
 import { ScriptedChatModel, answerMessage } from "../../fixtures/scripted-model.js";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { testTools } from "../../fixtures/test-tools.js";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../../../src/contracts/errors.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { defineTool } from "../../../src/tools/types.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";

@@ -3,7 +3,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { compileGraph } from "../../../src/agent/graph.js";
 import { ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { LOOP_EDGES, LOOP_NODES } from "../../fixtures/loop-shape.js";
 

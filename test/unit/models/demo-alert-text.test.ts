@@ -4,8 +4,8 @@ import { alertInThread, labelPairs, readAlert } from "../../../src/models/demo/a
 import { alertQueries } from "../../../src/models/demo/incident-plan.js";
 import { detectIntent } from "../../../src/models/demo/intent.js";
 import { splitComparison, targetUpQuery } from "../../../src/models/demo/promql.js";
-import { alertmanagerDelivery } from "../../../src/server/alert-message.js";
-import { AlertmanagerPayloadSchema } from "../../../src/server/alertmanager-payload.js";
+import { alertmanagerDelivery } from "../../../src/server/incidents/alert-message.js";
+import { AlertmanagerPayloadSchema } from "../../../src/server/incidents/alertmanager-payload.js";
 
 /** The first message the intake writes for the recorded Alertmanager webhook. */
 function intakeMessage(change: (payload: Record<string, unknown>) => void = () => {}): string {

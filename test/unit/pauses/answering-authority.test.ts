@@ -5,7 +5,7 @@ import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { Role } from "../../../src/contracts/user.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 

@@ -8,8 +8,8 @@ import { applyResume, pauseDeadline, waitingCalls } from "../../../src/graph/pau
 import type { Batch } from "../../../src/graph/state.js";
 import { applyToolPolicy, withApprovalDefault } from "../../../src/tools/policy.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
-import { continuingUser, expiryChoice } from "../../../src/service/approval-expiry-plan.js";
-import { createApprovalExpiry } from "../../../src/service/approval-expiry.js";
+import { continuingUser, expiryChoice } from "../../../src/service/approvals/expiry-plan.js";
+import { createApprovalExpiry } from "../../../src/service/approvals/expiry.js";
 import { NotPausedError, ThreadBusyError } from "../../../src/contracts/errors.js";
 import type { PauseDeadline } from "../../../src/storage/types.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";

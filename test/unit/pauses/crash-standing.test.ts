@@ -8,8 +8,8 @@ import { threadStanding } from "../../../src/graph/pause.js";
 import { checkPairing } from "../../../src/graph/pairing.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
-import { CancellationRegistry } from "../../../src/service/cancellation.js";
-import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
+import { CancellationRegistry } from "../../../src/service/runtime/cancellation.js";
+import { openSqlite, type SqliteBackend } from "../../../src/storage/sqlite/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { testTools } from "../../fixtures/test-tools.js";
 

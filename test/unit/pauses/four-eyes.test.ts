@@ -4,7 +4,7 @@ import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { applyToolPolicy } from "../../../src/tools/policy.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { approvalsLine } from "../../../src/graph/approvals.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import type { RunUser } from "../../../src/contracts/user.js";

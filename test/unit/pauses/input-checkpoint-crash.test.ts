@@ -5,10 +5,10 @@ import { compileGraph } from "../../../src/agent/graph.js";
 import { threadStanding } from "../../../src/graph/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
-import { CancellationRegistry } from "../../../src/service/cancellation.js";
-import { createRuntime } from "../../../src/service/create-runtime.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
-import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
+import { CancellationRegistry } from "../../../src/service/runtime/cancellation.js";
+import { createRuntime } from "../../../src/service/runtime/create-runtime.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
+import { openSqlite, type SqliteBackend } from "../../../src/storage/sqlite/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { testTools } from "../../fixtures/test-tools.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite, type SqliteBackend } from "../../../src/storage/open-sqlite.js";
+import { openSqlite, type SqliteBackend } from "../../../src/storage/sqlite/open-sqlite.js";
 import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
 
 const user = { id: "tester", role: "operator" };

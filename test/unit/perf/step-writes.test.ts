@@ -2,7 +2,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { wireLoop } from "../../../src/app/wire-loop.js";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { buildRequest } from "../../../src/context/context-window.js";
 import { emptyMemory, type WorkingMemory } from "../../../src/context/memory.js";

@@ -4,8 +4,8 @@ import {
   AlertmanagerPayloadSchema,
   firingFingerprints,
   ruleExpression,
-} from "../../../src/server/alertmanager-payload.js";
-import { alertmanagerDelivery } from "../../../src/server/alert-message.js";
+} from "../../../src/server/incidents/alertmanager-payload.js";
+import { alertmanagerDelivery } from "../../../src/server/incidents/alert-message.js";
 
 const fixture = JSON.parse(
   readFileSync(new URL("../../fixtures/alertmanager-webhook-v4-firing.json", import.meta.url), "utf8"),

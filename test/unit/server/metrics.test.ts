@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import { RunMetrics } from "../../../src/service/metrics.js";
+import { RunMetrics } from "../../../src/service/observability/metrics.js";
 import { createServer } from "../../../src/server/app.js";
 import { createHarness } from "../../fixtures/harness.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pagerdutyDelivery } from "../../../src/server/pagerduty-message.js";
+import { pagerdutyDelivery } from "../../../src/server/incidents/pagerduty-message.js";
 import {
   eventKindOf,
   freshnessOf,
@@ -7,7 +7,7 @@ import {
   PAGERDUTY_STALE_AFTER_MS,
   PagerdutyIncidentWebhookSchema,
   PagerdutyWebhookSchema,
-} from "../../../src/server/pagerduty-payload.js";
+} from "../../../src/server/incidents/pagerduty-payload.js";
 import { DELIVERY_MEMORY_MS } from "../../../src/storage/types.js";
 import { triggeredFixture } from "../../fixtures/pagerduty.js";
 

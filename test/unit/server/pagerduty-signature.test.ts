@@ -4,7 +4,7 @@ import {
   parseSignatureHeader,
   signPagerdutyBody,
   verifyPagerdutySignature,
-} from "../../../src/server/pagerduty-signature.js";
+} from "../../../src/server/incidents/pagerduty-signature.js";
 
 const SECRET = "pd-signing-secret-0123456789abcdef";
 const body = new TextEncoder().encode('{"event":{"id":"e1","title":"Zahlungsdienst fällt aus — 支付服务"}}');

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { RequestError } from "../../../src/server/http-errors.js";
-import { readSlackInteraction } from "../../../src/server/slack-payload.js";
+import { readSlackInteraction } from "../../../src/server/slack/payload.js";
 import {
   encodeButtonValue,
   pauseActionsBlock,
   SLACK_BUTTON_VALUE_MAX,
   type SlackButtonValue,
-} from "../../../src/service/slack-buttons.js";
-import { SLACK_RESPONSE_URL_PREFIXES } from "../../../src/service/slack-outcome.js";
+} from "../../../src/service/slack/buttons.js";
+import { SLACK_RESPONSE_URL_PREFIXES } from "../../../src/service/slack/outcome.js";
 
 const RESPONSE_URL = "https://hooks.slack.com/actions/T0001/1234/abcd";
 const answer: SlackButtonValue = {

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signSlackRequest, verifySlackRequest } from "../../../src/server/slack-signature.js";
+import { signSlackRequest, verifySlackRequest } from "../../../src/server/slack/signature.js";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const body = new TextEncoder().encode(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { streamRunEvents } from "../../../src/server/sse.js";
-import { EventChannel } from "../../../src/service/event-channel.js";
+import { EventChannel } from "../../../src/service/events/event-channel.js";
 import type { StreamEvent } from "../../../src/contracts/events.js";
 
 const logger = { error: () => undefined, warn: () => undefined, info: () => undefined };

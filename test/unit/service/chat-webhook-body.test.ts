@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatWebhookBody } from "../../../src/service/chat-webhook-body.js";
+import { chatWebhookBody } from "../../../src/service/notices/chat-webhook-body.js";
 
 describe("chat webhook bodies", () => {
   it("shows Slack's markup characters in text as text: a planted <!channel> or link pings and links no one", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { RunMetrics } from "../../../src/service/metrics.js";
+import { RunMetrics } from "../../../src/service/observability/metrics.js";
 
 const DASHBOARD = JSON.parse(
   readFileSync(new URL("../../../deploy/grafana/opspilot.json", import.meta.url), "utf8"),

@@ -9,8 +9,8 @@ import { hostedGraph } from "../../../src/app/hosted-graph.js";
 import { loadEnv } from "../../../src/config/env.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import { DemoChatModel } from "../../../src/models/demo-model.js";
-import { GraphRunEvents } from "../../../src/service/graph-run-events.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
+import { GraphRunEvents } from "../../../src/service/events/graph-run-events.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 const USER = { id: "olga", role: "operator" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_MESSAGE_CHARS } from "../../../src/contracts/limits.js";
-import { firstMessage, runbookSection, runbookSections } from "../../../src/service/incident-briefing.js";
+import { firstMessage, runbookSection, runbookSections } from "../../../src/service/incidents/briefing.js";
 import { parseRunbook } from "../../../src/tools/runbooks/markdown.js";
 
 const RUNBOOK = `---

@@ -6,8 +6,8 @@ import {
   incidentText,
   incidentWebhookBody,
   pauseSummary,
-} from "../../../src/service/incident-notice-body.js";
-import type { PauseEvent } from "../../../src/service/pause-webhook-body.js";
+} from "../../../src/service/incidents/notice-body.js";
+import type { PauseEvent } from "../../../src/service/notices/pause-webhook-body.js";
 import type { IncidentRow } from "../../../src/storage/types.js";
 
 const incident: IncidentRow = {

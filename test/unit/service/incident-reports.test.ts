@@ -7,8 +7,8 @@ import {
   createIncidentReports,
   type IncidentAnswer,
   type IncidentReportsOptions,
-} from "../../../src/service/incident-reports.js";
-import { incidentIdOfThread } from "../../../src/service/incidents.js";
+} from "../../../src/service/incidents/reports.js";
+import { incidentIdOfThread } from "../../../src/service/incidents/incidents.js";
 import type { IncidentRow } from "../../../src/storage/types.js";
 
 const INCIDENT_ID = "inc_0123456789abcdef01234567";

@@ -1,8 +1,8 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { queuedViews } from "../../../src/service/queued-views.js";
-import { MultitaskStrategySchema } from "../../../src/service/multitask-strategy.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
+import { queuedViews } from "../../../src/service/queue/queued-views.js";
+import { MultitaskStrategySchema } from "../../../src/service/runtime/multitask-strategy.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { createHarness } from "../../fixtures/harness.js";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 

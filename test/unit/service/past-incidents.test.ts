@@ -8,8 +8,8 @@ import {
   pastIncidentsText,
   recordConclusion,
   type PastConclusion,
-} from "../../../src/service/past-incidents.js";
-import { SqliteStore } from "../../../src/storage/sqlite-store.js";
+} from "../../../src/service/incidents/past-incidents.js";
+import { SqliteStore } from "../../../src/storage/sqlite/sqlite-store.js";
 
 const LABELS = { alertname: "PaymentHighErrorRate", service: "payment-service", env: "prod", severity: "critical" };
 const DAY = 86_400_000;

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import { loadEnv } from "../../../src/config/env.js";
-import { createPauseWebhook } from "../../../src/service/pause-webhook.js";
-import type { PauseEvent } from "../../../src/service/pause-webhook-body.js";
+import { createPauseWebhook } from "../../../src/service/notices/pause-webhook.js";
+import type { PauseEvent } from "../../../src/service/notices/pause-webhook-body.js";
 
 const pause = (seq: number): PauseEvent => ({
   type: "loop_interrupt",

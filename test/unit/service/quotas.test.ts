@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { QuotaExceededError } from "../../../src/contracts/errors.js";
-import { checkQuotas } from "../../../src/service/quotas.js";
+import { checkQuotas } from "../../../src/service/runtime/quotas.js";
 import type { DailyUsage, UsageStore } from "../../../src/storage/types.js";
-import { nextUtcMidnight, utcDay } from "../../../src/storage/usage-day.js";
+import { nextUtcMidnight, utcDay } from "../../../src/storage/records/usage-day.js";
 
 /** Usage as the database would report it, for one user on one day. */
 function usage(day: string, spent: DailyUsage): UsageStore {

@@ -12,8 +12,8 @@ import type { RunEvent } from "../../../src/contracts/events.js";
 import { ConfigError, LimitAboveCeilingError, QuotaExceededError } from "../../../src/contracts/errors.js";
 import type { RunOptionsRequest } from "../../../src/graph/limits.js";
 import { answerMessage, ScriptedChatModel, type ScriptStep } from "../../fixtures/scripted-model.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
-import { nextUtcMidnight, utcDay } from "../../../src/storage/usage-day.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
+import { nextUtcMidnight, utcDay } from "../../../src/storage/records/usage-day.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { defineTool, type ToolDefinition } from "../../../src/tools/types.js";
 

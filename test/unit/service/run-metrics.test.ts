@@ -6,7 +6,7 @@ import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import { RecordsSummarySchema } from "../../../src/contracts/records.js";
 import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
-import { RunMetrics } from "../../../src/service/metrics.js";
+import { RunMetrics } from "../../../src/service/observability/metrics.js";
 import { createServer } from "../../../src/server/app.js";
 import { createHarness } from "../../fixtures/harness.js";
 

@@ -1,7 +1,7 @@
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { describe, expect, it } from "vitest";
 import type { RunEvent, RunEventBody } from "../../../src/contracts/events.js";
-import { createRunTracing } from "../../../src/service/run-tracing.js";
+import { createRunTracing } from "../../../src/service/observability/run-tracing.js";
 
 function traced(captureContent = false) {
   const exporter = new InMemorySpanExporter();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { NotPausedError, ThreadBusyError } from "../../../src/contracts/errors.js";
 import type { RunUser } from "../../../src/contracts/user.js";
-import type { Runtime, ThreadView } from "../../../src/service/runtime.js";
-import { createSlackApprovals, type SlackClick } from "../../../src/service/slack-approvals.js";
-import type { SlackReply } from "../../../src/service/slack-outcome.js";
+import type { Runtime, ThreadView } from "../../../src/service/runtime/runtime.js";
+import { createSlackApprovals, type SlackClick } from "../../../src/service/slack/approvals.js";
+import type { SlackReply } from "../../../src/service/slack/outcome.js";
 
 const answer = { t: "thread-1", i: "int_1", c: "call_1", h: "hash-1", a: "approve" as const };
 const paused: ThreadView = {

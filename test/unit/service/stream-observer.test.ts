@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app/assemble.js";
 import { loadEnv } from "../../../src/config/env.js";
 import type { RunEvent, StreamEvent } from "../../../src/contracts/events.js";
-import { collectEvents } from "../../../src/service/recorded-events.js";
+import { collectEvents } from "../../../src/service/events/recorded-events.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-stream-observer-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

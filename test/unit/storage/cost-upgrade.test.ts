@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
-import { utcDay } from "../../../src/storage/usage-day.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
+import { utcDay } from "../../../src/storage/records/usage-day.js";
 
 /** The runs and steps tables as databases created before cost was recorded have them. */
 const OLD_TABLES = `

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
 
 /** The decisions table as databases created before answers recorded who gave them have it. */
 const OLD_DECISIONS_TABLE = `

@@ -1,6 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SqliteStorage } from "../../../src/storage/sqlite-storage.js";
+import { SqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 
 describe("run leases on SQLite", () => {
   it("gives a thread to one run at a time, renews, expires, and carries cancel requests", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
-import { pruneSqlite } from "../../../src/storage/sqlite-prune.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
+import { pruneSqlite } from "../../../src/storage/retention/sqlite-prune.js";
 
 const DAY = 86_400_000;
 

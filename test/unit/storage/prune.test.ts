@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
-import { parseAge } from "../../../src/service/retention.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
+import { parseAge } from "../../../src/service/jobs/retention.js";
 import { runPrune } from "../../../src/cli/prune.js";
 import { loadEnv } from "../../../src/config/env.js";
 import { mkdtempSync, rmSync } from "node:fs";

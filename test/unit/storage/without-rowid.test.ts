@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/storage/open-sqlite.js";
+import { openSqlite } from "../../../src/storage/sqlite/open-sqlite.js";
 import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
 
 const directories: string[] = [];

@@ -1,0 +1,52 @@
+import { MAX_MESSAGE_CHARS } from "../../contracts/limits.js";
+import type { RunbookFile } from "../../tools/runbooks/types.js";
+
+/** Characters of one runbook put in the first message; the model reads the rest with `search_docs`. */
+const RUNBOOK_CHARS = 2_500;
+
+/** Most runbooks put in the first message when several list the alert. */
+const RUNBOOKS_PER_ALERT = 2;
+
+/** What goes in front of an investigation besides the alert: extra sections of its first message. */
+export type IncidentBriefing = (incident: {
+  incidentId: string;
+  alertname: string;
+  labels: Record<string, string>;
+}) => Promise<string[]> | string[];
+
+/** Cuts text to `max` characters at a line or word boundary near the end, marking the cut. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max - 1);
+  const boundary = Math.max(head.lastIndexOf("\n"), head.lastIndexOf(" "));
+  return `${boundary > max * 0.7 ? head.slice(0, boundary) : head}…`;
+}
+
+/** A runbook whose front matter lists the alert, as a section of the first message. */
+export function runbookSection(file: RunbookFile): string {
+  const text = file.sections
+    // The text before the first heading has the runbook's title as its heading: not repeated.
+    .map((section) => (section.id === file.path ? "" : `## ${section.heading}\n`) + section.text)
+    .join("\n\n")
+    .trim();
+  return `Runbook "${file.title}" (${file.path}) lists this alert:\n${cut(text, RUNBOOK_CHARS)}`;
+}
+
+/** The runbooks listing an alert, as first-message sections (at most two). */
+export function runbookSections(files: readonly RunbookFile[]): string[] {
+  return files.slice(0, RUNBOOKS_PER_ALERT).map(runbookSection);
+}
+
+/**
+ * The investigation's first message: the alert, then the briefing's sections, within the message
+ * limit. The alert keeps its own text; sections that do not fit are cut, the last ones first.
+ */
+export function firstMessage(alert: string, sections: readonly string[]): string {
+  let text = alert;
+  for (const section of sections) {
+    const room = MAX_MESSAGE_CHARS - text.length - 2;
+    if (room < 200) break;
+    text += `\n\n${cut(section, room)}`;
+  }
+  return text;
+}

@@ -1,0 +1,114 @@
+import type { Logger } from "../observability/logger.js";
+import { settleWithin } from "../runtime/shutdown.js";
+
+/** How hard one notice is pushed to its receiver. */
+export interface WebhookRetries {
+  /** Attempts per notice, the first included (4 by default). */
+  attempts?: number;
+  /** Time limit of one attempt, in ms (5000 by default). */
+  timeoutMs?: number;
+  /** Wait before the first retry, doubled before each next one, in ms (500 by default). */
+  backoffMs?: number;
+}
+
+/** What became of one POST: delivered, or the reason it was given up. */
+export type WebhookOutcome = { ok: true } | { ok: false; failure: string };
+
+/** Notices under way in the background, which a closing process waits for a while and then abandons. */
+export interface WebhookDelivery {
+  /** True once `close` began: nothing new should start. */
+  readonly closed: boolean;
+  /** Aborted once `close` stops waiting: work of a task that no POST carries should stop waiting too. */
+  readonly signal: AbortSignal;
+  /** Runs `task` in the background; a task that throws is logged under `label`. Ignored once closed. */
+  run(label: string, task: () => Promise<void>): void;
+  /** POSTs `body` as JSON to `url` with retries; never throws, and gives up at once when the delivery closes. */
+  post(url: string, body: unknown): Promise<WebhookOutcome>;
+  /** Resolves once every task started so far has settled. */
+  idle(): Promise<void>;
+  /** Waits up to `graceMs` for the tasks under way, then cuts their POSTs short and waits for them to settle. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** How long a closing process waits for notices still under way. */
+export const WEBHOOK_CLOSE_GRACE_MS = 2_000;
+
+/** A status worth another attempt: the receiver is overloaded or failing, not refusing the request. */
+const retryable = (status: number) => status === 429 || status >= 500;
+
+/**
+ * Fire-and-forget webhook delivery shared by every notifier: a slow or failing receiver never
+ * delays or fails a run. Network errors, timeouts, 429 and 5xx are retried with exponential
+ * backoff; a refusal (another 4xx) is final. Deciding what to send, and logging a notice given
+ * up, stays with the notifier.
+ */
+export function createWebhookDelivery(options: WebhookRetries & { logger: Logger }): WebhookDelivery {
+  const attempts = options.attempts ?? 4;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const backoffMs = options.backoffMs ?? 500;
+  const inFlight = new Set<Promise<void>>();
+  // Aborted on close: cuts the attempt under way and the wait before the next one.
+  const closing = new AbortController();
+
+  async function post(url: string, body: unknown): Promise<WebhookOutcome> {
+    const payload = JSON.stringify(body);
+    let failure = "";
+    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      if (attempt > 1) await pause(backoffMs * 2 ** (attempt - 2), closing.signal);
+      if (closing.signal.aborted) return { ok: false, failure: "the process closed first" };
+      try {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: payload,
+          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),
+        });
+        await response.body?.cancel();
+        if (response.ok) return { ok: true };
+        failure = `HTTP ${response.status}`;
+        if (!retryable(response.status)) break;
+      } catch (error) {
+        failure =
+          error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : String(error);
+      }
+    }
+    return { ok: false, failure };
+  }
+
+  return {
+    get closed() {
+      return closing.signal.aborted;
+    },
+    signal: closing.signal,
+    run(label, task) {
+      if (closing.signal.aborted) return;
+      const running = task()
+        .catch((error: unknown) => options.logger.error(label, error))
+        .finally(() => inFlight.delete(running));
+      inFlight.add(running);
+    },
+    post,
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    async close(graceMs) {
+      await settleWithin([...inFlight], graceMs);
+      closing.abort();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,182 @@
+import type { OpsPilotGraph } from "../../agent/graph.js";
+import { OpsPilotError, ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../../contracts/errors.js";
+import type { StreamEvent } from "../../contracts/events.js";
+import type { AgentStateType } from "../../graph/state.js";
+import type { MessageQueueStore, QueuedMessage } from "../../storage/types.js";
+import type { Logger } from "../observability/logger.js";
+import { MessageAlreadyPostedError } from "./queued-plan.js";
+
+/** What trying to start a queued message came to. */
+export type Delivery =
+  | { kind: "started"; events: AsyncIterable<StreamEvent> }
+  /** The thread is running, paused or unfinished, or another message comes first: it keeps waiting. */
+  | { kind: "waiting" }
+  /** The thread holds it already: it was started here or by another process. */
+  | { kind: "taken" }
+  /** Its run was refused (a quota, a role it no longer holds): it will not run. */
+  | { kind: "refused"; error: OpsPilotError };
+
+/** What the queue needs from the runtime. */
+export interface MessageQueueDeps {
+  store: MessageQueueStore;
+  /** Reads a thread's messages, to tell which queued ones it took already. */
+  graph: OpsPilotGraph;
+  logger: Logger;
+  /** Starts the message's run under the thread's lease, with its id (throws the runtime's refusals). */
+  start(message: QueuedMessage): Promise<AsyncIterable<StreamEvent>>;
+}
+
+/** Durable per-thread queues of messages sent with `enqueue` or `interrupt`, delivered in order, each once. */
+export interface MessageQueue {
+  /** Stores a message at its place in the thread's queue. */
+  add(message: Omit<QueuedMessage, "status" | "failure">): Promise<void>;
+  /** The thread's messages not yet in it (pending, then failed), marking those it took as delivered. */
+  waiting(threadId: string, present?: ReadonlySet<string>): Promise<QueuedMessage[]>;
+  /** Keeps this process's background delivery off a message its sender delivers itself; returns the release. */
+  hold(messageId: string): () => void;
+  /** Starts the message here when it is the thread's next and the thread is free. */
+  deliverOwn(message: QueuedMessage): Promise<Delivery>;
+  /** Looks for the thread's next message (after a run here ends); only while serving. */
+  kick(threadId: string): void;
+  /** Delivers every thread's waiting messages from now on: at once, after each run here, and every `sweepMs`. */
+  serve(sweepMs: number): void;
+  /** Stops delivering and waits for the pass under way. */
+  close(): Promise<void>;
+}
+
+/**
+ * The queue of `multitaskStrategy`. A message becomes the thread's user message under its own
+ * id, and a run takes it only under the thread's lease after checking the thread does not hold
+ * that id yet; so whichever process (sharing the database) delivers it, it runs exactly once,
+ * and one that dies before its input was saved leaves it waiting. Only a serving process (the
+ * HTTP server) delivers other senders' messages; any process delivers its own (`deliverOwn`).
+ */
+export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
+  const { store, logger } = deps;
+  const held = new Set<string>();
+  const runs = new Set<Promise<void>>();
+  let pass: Promise<void> = Promise.resolve();
+  let serving = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function presentIds(threadId: string): Promise<Set<string>> {
+    const snapshot = await deps.graph.getState({ configurable: { thread_id: threadId } });
+    const messages = (snapshot.values as Partial<AgentStateType>).messages ?? [];
+    return new Set(messages.map((message) => message.id).filter((id): id is string => !!id));
+  }
+
+  async function waiting(threadId: string, present?: ReadonlySet<string>): Promise<QueuedMessage[]> {
+    const queue = await store.threadQueue(threadId);
+    if (queue.length === 0) return [];
+    const ids = present ?? (await presentIds(threadId));
+    // A run that repaired abandoned calls moved the message under this id (see abandoned-calls.ts).
+    const taken = (message: QueuedMessage) =>
+      ids.has(message.messageId) || ids.has(`${message.messageId}-after-repair`);
+    for (const message of queue)
+      if (message.status === "pending" && taken(message)) await store.finishQueuedMessage(message.messageId, {});
+    return queue.filter((message) => !taken(message));
+  }
+
+  async function attempt(message: QueuedMessage): Promise<Delivery> {
+    try {
+      return { kind: "started", events: await deps.start(message) };
+    } catch (error) {
+      if (error instanceof MessageAlreadyPostedError) {
+        await store.finishQueuedMessage(message.messageId, {});
+        return { kind: "taken" };
+      }
+      if (
+        error instanceof ThreadBusyError ||
+        error instanceof ThreadPausedError ||
+        error instanceof ThreadUnfinishedError
+      )
+        return { kind: "waiting" };
+      if (error instanceof OpsPilotError && error.status < 500) return { kind: "refused", error };
+      throw error;
+    }
+  }
+
+  /** Reads a run's events to the end, then marks its message taken and looks for the next one. */
+  function follow(threadId: string, events: AsyncIterable<StreamEvent>): void {
+    const run = (async () => {
+      for await (const _event of events);
+    })()
+      .catch((error: unknown) => logger.error("queued run failed", error))
+      .finally(() => {
+        runs.delete(run);
+        kick(threadId);
+      });
+    runs.add(run);
+  }
+
+  async function drain(threadId: string): Promise<void> {
+    while (!closed) {
+      const next = (await waiting(threadId)).find((message) => message.status === "pending");
+      if (!next || held.has(next.messageId)) return;
+      const delivery = await attempt(next);
+      switch (delivery.kind) {
+        case "started":
+          return follow(threadId, delivery.events);
+        case "waiting":
+          return;
+        case "taken":
+          continue;
+        case "refused":
+          await store.finishQueuedMessage(next.messageId, {
+            failure: { code: delivery.error.code, message: delivery.error.message },
+          });
+          continue;
+        default: {
+          const _exhaustive: never = delivery;
+          return _exhaustive;
+        }
+      }
+    }
+  }
+
+  function queuePass(work: () => Promise<void>): void {
+    pass = pass.then(work).catch((error: unknown) => logger.error("queued message not delivered", error));
+  }
+
+  function kick(threadId: string): void {
+    if (serving && !closed) queuePass(() => drain(threadId));
+  }
+
+  function sweep(): void {
+    if (closed) return;
+    queuePass(async () => {
+      for (const threadId of await store.queuedThreads()) await drain(threadId);
+    });
+  }
+
+  return {
+    add: (message) => store.queueMessage(message),
+    waiting,
+    hold(messageId) {
+      held.add(messageId);
+      return () => held.delete(messageId);
+    },
+    async deliverOwn(message) {
+      const queue = await waiting(message.threadId);
+      const own = queue.find((queued) => queued.messageId === message.messageId);
+      if (!own) return { kind: "taken" };
+      if (own.failure) return { kind: "refused", error: new OpsPilotError(own.failure.code, own.failure.message, 409) };
+      const next = queue.find((queued) => queued.status === "pending");
+      return next?.messageId === message.messageId ? attempt(message) : { kind: "waiting" };
+    },
+    kick,
+    serve(sweepMs) {
+      if (serving || closed) return;
+      serving = true;
+      sweep();
+      timer = setInterval(sweep, sweepMs);
+      timer.unref();
+    },
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      await pass;
+    },
+  };
+}
