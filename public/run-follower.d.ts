@@ -57,11 +57,19 @@ export interface Conversation {
   applied: StreamEvent | undefined;
 }
 
+/** The recorded event types the page follows. */
 export const RECORDED_EVENT_TYPES: readonly string[];
+/** The live, unrecorded event type. */
 export const DELTA_EVENT_TYPE: AssistantDelta["type"];
+/** A thread with nothing shown yet. */
 export function startConversation(threadId: string | undefined): Conversation;
+/** Takes in one streamed event; duplicates, other threads' events and unknown types change nothing but the cursor. */
 export function follow(state: Conversation, event: StreamEvent): Conversation;
+/** Records the thread view's pending pause (undefined: none waits). */
 export function withPendingPause(state: Conversation, interrupt: InterruptValue | undefined): Conversation;
+/** Marks the start of a stream. */
 export function expectRunEnd(state: Conversation): Conversation;
+/** The result recorded for a call, if any. */
 export function resultOf(state: Conversation, callId: string): Recorded<"tool_result"> | undefined;
+/** Applies an event without the sequence-number check. */
 export function applyEvent(state: Conversation, event: StreamEvent): Conversation;

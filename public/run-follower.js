@@ -113,10 +113,9 @@ const passed = (state) => (state.applied === undefined ? state : { ...state, app
 
 /** A fragment of a turn's answer: kept until the turn's message (or its calls) supersede it. */
 function streamed(state, event) {
-  const next = withStep({ ...state, applied: event }, event.runId, event.step, (step) =>
+  return withStep({ ...state, applied: event }, event.runId, event.step, (step) =>
     step.message ? step : { ...step, streamed: (step.streamed ?? "") + event.text },
   );
-  return next;
 }
 
 function proposeCall(state, event) {
@@ -163,7 +162,9 @@ function pause(state, event) {
   next = {
     ...next,
     runs: next.runs.map((run) =>
-      run.blocks.some((b) => b.interruptId === event.interruptId) ? { ...run, blocks: others(run.blocks) } : run,
+      run.blocks.some((block) => block.interruptId === event.interruptId)
+        ? { ...run, blocks: others(run.blocks) }
+        : run,
     ),
   };
   next = withRun(next, event.runId, (run) => ({
