@@ -1,10 +1,9 @@
 // A pause answered in place: fields for missing values, Approve / Edit / Reject for risky calls.
 // A risky call is drawn as risky even when it also asks for fields: its Approve button names
 // the exact action, with the values filled in, because that click is the approval.
-import { formatArgs, formatValue, h } from "./dom.js";
+import { formatArgs, h } from "./dom.js";
 import { egressNote, exactArgs } from "./egress.js";
 import { t } from "./i18n.js";
-import { changeText } from "./transcript.js";
 
 /**
  * Draws the pause into `slot` and calls `onAnswer(resumeValue, showError)` once the user has
@@ -214,52 +213,6 @@ function collect(interrupt, decisions, fieldsByCall) {
     }
   }
   return { decisions: result };
-}
-
-/** A one-line record of how the user answered a pause, shown where the form was, from the answer just sent. */
-export function answerNote(interrupt, resume) {
-  const parts = resume.decisions.map((decision) => {
-    const call = interrupt.calls.find((item) => item.callId === decision.callId);
-    const after = decision.action === "edit" ? decision.args : { ...call?.args, ...decision.params };
-    const changes = decision.action === "reject" ? [] : argChanges(call?.args ?? {}, after ?? {});
-    return notePart(call?.tool ?? decision.callId, decision.action, changes, decision.message);
-  });
-  return h("p", { class: "answered", text: `${t("answered")} ${parts.join("; ")}` });
-}
-
-/**
- * The same record, redrawn from the thread's events: each waiting call's result carries who
- * answered and how (`decision`); a call that ended without an answer was stopped while it waited.
- * Undefined when nothing is known of the answer.
- */
-export function recordedAnswerNote(interrupt, resultsByCall) {
-  const parts = [];
-  for (const call of interrupt.calls) {
-    const result = resultsByCall.get(call.callId);
-    if (result?.decision) {
-      const { action, changes, message } = result.decision;
-      parts.push(notePart(call.tool, action, changes ?? [], message));
-    } else if (result?.errorCode === "cancelled") parts.push(`${call.tool}: ${t("stoppedWhileWaiting")}`);
-  }
-  if (parts.length === 0) return undefined;
-  return h("p", { class: "answered", text: `${t("answered")} ${parts.join("; ")}` });
-}
-
-function notePart(tool, action, changes, message) {
-  const details = action === "reject" ? (message ? [message] : []) : changes.map(changeText);
-  return `${tool}: ${t(action)}${details.length > 0 ? ` (${details.join(", ")})` : ""}`;
-}
-
-/** Keys whose value the answer filled or changed (the server's `decision.changes`, computed here for the note). */
-function argChanges(before, after) {
-  const same = (a, b) => formatValue(a) === formatValue(b) && typeof a === typeof b;
-  const changes = [];
-  for (const [field, value] of Object.entries(after)) {
-    if (!(field in before)) changes.push({ field, after: value });
-    else if (!same(before[field], value)) changes.push({ field, before: before[field], after: value });
-  }
-  for (const [field, value] of Object.entries(before)) if (!(field in after)) changes.push({ field, before: value });
-  return changes;
 }
 
 function parseObject(text) {

@@ -1,18 +1,12 @@
-// The chat column: messages, and for each run its steps — one per model turn, numbered as the
-// server counts them — with the turn's text and its tool-call cards.
-import { formatArgs, formatDuration, formatValue, h, readableSummary } from "./dom.js";
-import { untrustedBadge } from "./egress.js";
-import { errorCodeText, stopReasonText, t } from "./i18n.js";
+// The chat column's elements: messages, and for each run its steps — one per model turn, numbered as
+// the server counts them — with the turn's text, its tool-call cards and the places of its pauses.
+// Where each thing goes is the run follower's decision (conversation-view.js); this file draws it.
+import { callCard } from "./call-card.js";
+import { formatDuration, h } from "./dom.js";
+import { stopReasonText, t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
-/** One change a person's answer made to a call's args, as a line: `environment: prod → staging`. */
-export function changeText({ field, before, after }) {
-  if (before === undefined) return `${field}: ${formatValue(after)}`;
-  if (after === undefined) return `${field}: ${formatValue(before)} → ∅`;
-  return `${field}: ${formatValue(before)} → ${formatValue(after)}`;
-}
-
-/** Renders a thread into `root`, from its recorded events, from live events, or from its messages. */
+/** The transcript's elements in `root`: runs, steps, call cards and pause places, each found by its id. */
 export class Transcript {
   /** `loadResult(callId)` fetches a call's full result when its card is expanded. */
   constructor(root, { loadResult } = {}) {
@@ -54,7 +48,7 @@ export class Transcript {
       const status = h("p", { class: "run-status" });
       const element = h("section", { class: "run", dataset: { runId } }, status);
       this.root.append(element);
-      run = { element, status, openStep: undefined, steps: new Map(), unnumbered: 0 };
+      run = { element, status, steps: new Map() };
       this.runs.set(runId, run);
     }
     return run;
@@ -67,49 +61,29 @@ export class Transcript {
     run.status.textContent = t("running");
   }
 
-  /**
-   * The box of a model turn, created on first use: numbered `n` when the event says which
-   * turn it is, else (events recorded before turns were numbered) the next box of the run.
-   */
-  step(runId, n) {
+  /** Appends the box of a model turn: `n` its number (undefined for turns recorded before they were numbered). */
+  addStep(runId, key, n, label) {
     const run = this.run(runId);
-    const key = n ?? `legacy-${++run.unnumbered}`;
-    let step = run.steps.get(key);
-    if (!step) {
-      const calls = h("div", { class: "calls" });
-      const label = t("step", { n: n ?? run.steps.size + 1 });
-      const element = h(
-        "div",
-        { class: "step", dataset: { step: String(n ?? "") } },
-        h("span", { class: "step-label", text: label }),
-        calls,
-      );
-      run.element.append(element);
-      step = { element, calls, bubble: undefined, streaming: undefined };
-      run.steps.set(key, step);
-    }
-    return step;
+    const calls = h("div", { class: "calls" });
+    const element = h(
+      "div",
+      { class: "step", dataset: { step: String(n ?? "") } },
+      h("span", { class: "step-label", text: t("step", { n: label }) }),
+      calls,
+    );
+    run.element.append(element);
+    run.steps.set(key, { element, calls, streaming: undefined });
   }
 
-  /** The step new calls go to: the turn the event names, or the one still open. */
-  stepFor(runId, model) {
-    const run = this.run(runId);
-    if (model?.step !== undefined) run.openStep = this.step(runId, model.step);
-    else if (!run.openStep) run.openStep = this.step(runId, undefined);
-    return run.openStep;
-  }
-
-  /** Appends a fragment of the answer a model turn is writing, in that turn's box (plain text while it streams). */
-  delta(runId, n, text) {
-    const step = this.step(runId, n);
-    if (step.bubble) return;
+  /** Appends a fragment of the answer a turn is writing, in that turn's box (plain text while it streams). */
+  stream(runId, key, text) {
+    const step = this.run(runId).steps.get(key);
     if (!step.streaming) {
-      const paragraph = h("p", { class: "streamed" });
       step.streaming = h(
         "div",
         { class: "bubble assistant streaming", "aria-busy": "true" },
         h("span", { class: "who", text: t("assistant") }),
-        paragraph,
+        h("p", { class: "streamed" }),
       );
       step.element.insertBefore(step.streaming, step.calls);
     }
@@ -117,155 +91,51 @@ export class Transcript {
   }
 
   /** Removes the text a turn streamed but never recorded (reasoning before its tool calls, or a cancelled turn). */
-  dropStreaming(runId, n) {
-    const run = this.runs.get(runId);
-    for (const [key, step] of run?.steps ?? []) {
-      if (n !== undefined && key !== n) continue;
-      step.streaming?.remove();
-      step.streaming = undefined;
-    }
+  dropStreaming(runId, key) {
+    const step = this.run(runId).steps.get(key);
+    step.streaming?.remove();
+    step.streaming = undefined;
   }
 
-  /** Adds a proposed call to its turn's box; calls proposed together sit side by side. */
-  toolCall(runId, { callId, tool, args, model }) {
-    const known = this.cards.get(callId);
-    if (known) return known;
-    // Text streamed by this turn that did not become a message was the model thinking aloud.
-    if (model?.step !== undefined && !this.step(runId, model.step).bubble) this.dropStreaming(runId, model.step);
-    const step = this.stepFor(runId, model);
-    const state = h("span", { class: "call-state", text: t("proposed") });
-    const card = h(
-      "article",
-      { class: "call", dataset: { callId, state: "proposed" } },
-      h("header", {}, h("strong", { class: "tool", text: tool }), state),
-      h("code", { class: "args", text: formatArgs(args) }),
-      h("p", { class: "decision" }),
-      h("p", { class: "summary" }),
-    );
-    step.calls.append(card);
-    this.cards.set(callId, card);
-    return card;
-  }
-
-  /** Fills a call's card with its result: the args that ran, who answered its pause, and the result. */
-  toolResult(runId, result) {
-    this.closeStep(runId);
-    const card =
-      this.cards.get(result.callId) ?? this.toolCall(runId, { callId: result.callId, tool: result.tool, args: {} });
-    card.dataset.state = result.ok ? "ok" : "error";
-    if (!result.ok) card.dataset.errorCode = result.errorCode ?? "internal";
-    const outcome = result.ok ? t("ok") : errorCodeText(result.errorCode ?? "internal");
-    card.querySelector(".call-state").textContent = `${outcome} · ${formatDuration(result.durationMs)}`;
-    if (result.args) card.querySelector(".args").textContent = formatArgs(result.args);
-    // Content from a tool that is not trusted: the thread's egress calls wait for a person from here on.
-    if (result.untrusted && !card.querySelector(".untrusted-badge"))
-      card.querySelector("header").insertBefore(untrustedBadge(), card.querySelector(".call-state"));
-    const decision = result.decision;
-    const decisionLine = card.querySelector(".decision");
-    const summary = card.querySelector(".summary");
-    if (decision?.action === "reject") {
-      // The page's own words, with the person's reason as they gave it.
-      decisionLine.textContent = "";
-      summary.textContent = decision.message
-        ? t("rejectedWithReason", { user: decision.by, reason: decision.message })
-        : t("rejectedNoReason", { user: decision.by });
-    } else {
-      if (decision) {
-        // Four eyes: everyone whose approval counted, the last of them the one who answered.
-        const user = decision.approvers?.length > 1 ? decision.approvers.join(", ") : decision.by;
-        const who = t(decision.action === "edit" ? "editedBy" : "approvedBy", { user });
-        decisionLine.textContent = [...(decision.changes ?? []).map(changeText), who].join(" · ");
-        card.dataset.edited = String(decision.action === "edit");
-      }
-      summary.textContent = readableSummary(result.summary);
-      if (summary.textContent !== (result.summary ?? "")) summary.title = result.summary;
-    }
-    if (result.ok && this.loadResult && !card.querySelector("details.result")) card.append(this.resultDetails(result));
-  }
-
-  /** A keyboard-reachable disclosure that fetches the call's full, masked result once, pretty-printed, with Copy. */
-  resultDetails({ callId }) {
-    const body = h("div", { class: "result-body" });
-    const details = h("details", { class: "result" }, h("summary", { text: t("fullResult") }), body);
-    let loaded = false;
-    details.addEventListener("toggle", async () => {
-      if (!details.open || loaded) return;
-      loaded = true;
-      body.replaceChildren(h("p", { class: "muted", text: t("loadingResult") }));
-      try {
-        const result = await this.loadResult(callId);
-        if (result === undefined) return body.replaceChildren(h("p", { class: "muted", text: t("noStoredResult") }));
-        const text = typeof result === "string" ? result : JSON.stringify(result, null, 2);
-        const copyState = h("span", { class: "copy-state", role: "status" });
-        const copy = h("button", {
-          type: "button",
-          class: "copy",
-          text: t("copy"),
-          onclick: () => copyText(text, pre).then((ok) => (copyState.textContent = t(ok ? "copied" : "copyFailed"))),
-        });
-        const pre = h("pre", { class: "result-text", tabindex: "0", text });
-        body.replaceChildren(h("div", { class: "result-actions" }, copy, copyState), pre);
-      } catch (error) {
-        loaded = false;
-        body.replaceChildren(h("p", { class: "form-error", text: error.message }));
-      }
-    });
-    return details;
-  }
-
-  /** Appends a message to the run: a model turn's text goes in that turn's box, Markdown rendered. */
-  assistant(runId, content, model) {
-    this.closeStep(runId);
-    if (model?.step !== undefined) this.dropStreaming(runId, model.step);
-    if (!content) return;
+  /** Puts a turn's message, Markdown rendered, in its box (`key`), or at the end of the run without one. */
+  addMessage(runId, key, content) {
     const bubble = h(
       "div",
       { class: "bubble assistant" },
       h("span", { class: "who", text: t("assistant") }),
       h("div", { class: "markdown" }, renderMarkdown(content)),
     );
-    if (model?.step !== undefined) {
-      const step = this.step(runId, model.step);
-      step.bubble = bubble;
-      step.element.insertBefore(bubble, step.calls);
-      // Calls of the same turn follow the text into this box.
-      this.run(runId).openStep = step;
-    } else {
-      this.run(runId).element.append(bubble);
-    }
+    const run = this.run(runId);
+    const step = key === undefined ? undefined : run.steps.get(key);
+    if (step) step.element.insertBefore(bubble, step.calls);
+    else run.element.append(bubble);
   }
 
-  /** Marks the calls of a pause as waiting (risky ones as risky) and returns the place for its form. */
-  paused(runId, interrupt) {
-    this.closeStep(runId);
-    this.dropStreaming(runId);
-    for (const call of interrupt.calls) {
-      const card = this.cards.get(call.callId) ?? this.toolCall(runId, call);
-      card.dataset.state = "waiting";
-      card.dataset.risk = call.risk;
-      card.querySelector(".call-state").textContent =
-        call.risk === "high" ? `${t("highRisk")} · ${t("waiting")}` : t("waiting");
-    }
-    // A pause asked again (its answer was refused) keeps one place.
-    this.slots.get(interrupt.interruptId)?.remove();
-    const slot = h("div", { class: "pause-slot", dataset: { interruptId: interrupt.interruptId } });
+  /** Adds a proposed call's card to its turn's box; calls proposed together sit side by side. */
+  addCard(runId, key, call) {
+    const card = callCard(call);
+    this.run(runId).steps.get(key).calls.append(card);
+    this.cards.set(call.callId, card);
+    return card;
+  }
+
+  /** Appends the place for a pause's form to its run; a pause asked again moves there from its earlier place. */
+  addSlot(runId, interruptId) {
+    this.slots.get(interruptId)?.remove();
+    const slot = h("div", { class: "pause-slot", dataset: { interruptId } });
     this.run(runId).element.append(slot);
-    this.slots.set(interrupt.interruptId, slot);
+    this.slots.set(interruptId, slot);
     return slot;
   }
 
-  /** Shows how a run ended; counts the turns shown when the events numbered them. */
-  finished(runId, { stopReason, steps, durationMs, tokens, costUsd }) {
+  /** Shows how a run ended: `numbered` the turns the events numbered, else the server's count. */
+  finished(runId, { stopReason, steps, durationMs, tokens, costUsd }, numbered) {
     const run = this.run(runId);
-    this.closeStep(runId);
-    this.dropStreaming(runId);
     run.element.dataset.state = stopReason;
-    const numbered = [...run.steps.keys()].filter((key) => typeof key === "number").length;
-    const n = numbered > 0 ? numbered : steps;
     const parts = [
       t("finished", {
         reason: stopReasonText(stopReason),
-        steps: t("stepCount", { n }),
+        steps: t("stepCount", { n: numbered > 0 ? numbered : steps }),
         duration: formatDuration(durationMs),
       }),
     ];
@@ -274,54 +144,5 @@ export class Transcript {
     if (typeof costUsd === "number" && costUsd > 0)
       parts.push(`$${costUsd >= 1 ? costUsd.toFixed(2) : costUsd.toFixed(4)}`);
     run.status.textContent = parts.join(" · ");
-  }
-
-  closeStep(runId) {
-    const run = this.runs.get(runId);
-    if (run) run.openStep = undefined;
-  }
-
-  /**
-   * Renders a thread's history from its messages (`GET /api/threads/:id`), for threads whose
-   * events were not recorded: each user message opens a block, and the calls, results and
-   * answers after it fill that block. Returns the pause slot.
-   */
-  renderHistory(view) {
-    this.clear();
-    if (view.messages.length === 0) this.showEmpty();
-    let block = 0;
-    for (const message of view.messages) {
-      if (message.role === "user") {
-        this.addUser(message.content);
-        block += 1;
-        this.run(`history-${block}`).status.hidden = true;
-      } else if (message.role === "assistant") {
-        const runId = `history-${block}`;
-        this.assistant(runId, message.content);
-        for (const call of message.toolCalls) this.toolCall(runId, call);
-      } else {
-        this.toolResult(`history-${block}`, message);
-      }
-    }
-    return view.interrupt ? this.paused(`history-${block}`, view.interrupt) : undefined;
-  }
-}
-
-/** Copies text to the clipboard; falls back to selecting it for the browser's copy command. */
-async function copyText(text, element) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const selection = window.getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
-    try {
-      return document.execCommand("copy");
-    } catch {
-      return false;
-    }
   }
 }
