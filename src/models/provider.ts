@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ConfigError } from "../contracts/errors.js";
 import type { Env } from "../config/env.js";
-import { DemoChatModel } from "./demo-model.js";
+import { DemoChatModel } from "../demo/model/demo-model.js";
 
 /** The settings `loadChatModel` reads (a subset of `Env`, so `loadEnv()` output fits). */
 export type ModelSettings = Pick<Env, "OPSPILOT_MODEL" | "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES"> &

@@ -1,17 +1,17 @@
-import { createGetServiceMetricsTool } from "./get-service-metrics.js";
-import type { OpsStore } from "./demo-ops/store.js";
-import { createRestartServiceTool } from "./restart-service.js";
-import { createRollbackDeployTool } from "./rollback-deploy.js";
+import { createGetServiceMetricsTool } from "../demo/tools/get-service-metrics.js";
+import type { OpsStore } from "../demo/ops/store.js";
+import { createRestartServiceTool } from "../demo/tools/restart-service.js";
+import { createRollbackDeployTool } from "../demo/tools/rollback-deploy.js";
 import { createSearchDocsTool, type DocsSearch } from "./search-docs.js";
-import { createSearchLogsTool } from "./search-logs.js";
-import { createSearchResourceTool } from "./search-resource.js";
+import { createSearchLogsTool } from "../demo/tools/search-logs.js";
+import { createSearchResourceTool } from "../demo/tools/search-resource.js";
 import type { ToolDefinition } from "./types.js";
 import { createReadResultTool } from "./read-result.js";
 import type { ResultStore } from "../storage/types.js";
 
-export { OpsStore, type OpsStoreOptions } from "./demo-ops/store.js";
-export { PostgresLedger } from "./demo-ops/postgres-ledger.js";
-export type { ActionFilter, ActionRecord, EstateLedger } from "./demo-ops/ledger.js";
+export { OpsStore, type OpsStoreOptions } from "../demo/ops/store.js";
+export { PostgresLedger } from "../demo/ops/postgres-ledger.js";
+export type { ActionFilter, ActionRecord, EstateLedger } from "../demo/ops/ledger.js";
 export {
   createRunbookSource,
   type RunbookSource,

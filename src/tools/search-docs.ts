@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { READ_TIMEOUT_MS, throwIfCancelled } from "./demo-ops/tool-fields.js";
+import { READ_TIMEOUT_MS, throwIfCancelled } from "../demo/ops/tool-fields.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 import { clip } from "./facts.js";
 

@@ -1,10 +1,10 @@
 import type { Database } from "better-sqlite3";
 import { detectLanguage } from "../../contracts/language.js";
-import { RUNBOOKS } from "../demo-ops/data/index.js";
-import { runbookIndexColumns } from "../demo-ops/schema.js";
-import { rankRunbooks } from "../demo-ops/search.js";
-import { toIndexText } from "../demo-ops/text.js";
-import { toRunbookHit, type RunbookHit } from "../demo-ops/views.js";
+import { RUNBOOKS } from "../../demo/ops/data/index.js";
+import { runbookIndexColumns } from "../../demo/ops/schema.js";
+import { rankRunbooks } from "../../demo/ops/search.js";
+import { toIndexText } from "../text-search/text.js";
+import { toRunbookHit, type RunbookHit } from "../../demo/ops/views.js";
 import type { FolderRunbookHit, RunbookFile, RunbookSection } from "./types.js";
 
 /** Snippets stop near here, at a word boundary when one is close. */

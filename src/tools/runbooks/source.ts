@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
-import type { RunbookHit } from "../demo-ops/views.js";
+import type { RunbookHit } from "../../demo/ops/views.js";
 import { parseRunbook } from "./markdown.js";
 import { RunbookIndex } from "./runbook-index.js";
 import { scanFolder, type FolderEntry } from "./scan.js";

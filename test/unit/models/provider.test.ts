@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ChatOpenAI } from "@langchain/openai";
 import { ChatAnthropic } from "@langchain/anthropic";
 import { ConfigError } from "../../../src/contracts/errors.js";
-import { DemoChatModel } from "../../../src/models/demo-model.js";
+import { DemoChatModel } from "../../../src/demo/model/demo-model.js";
 import {
   demoModelOf,
   loadChatModel,

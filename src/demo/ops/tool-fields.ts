@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../../contracts/errors.js";
 import { ENVIRONMENT_IDS } from "./data/index.js";
-import type { AskField } from "../types.js";
+import type { AskField } from "../../tools/types.js";
 
 /** Per-attempt time limit of the demo read tools. */
 export const READ_TIMEOUT_MS = 5_000;

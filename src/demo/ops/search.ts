@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { queryTokens, toMatchExpression } from "./text.js";
+import { queryTokens, toMatchExpression } from "../../tools/text-search/text.js";
 
 /** A ranked search hit: the record id and its relevance (higher is better). */
 export interface RankedRef {
