@@ -29,7 +29,7 @@ export function rankResources(db: Database, query: string, options: { kind?: str
   return rows.map(toRankedRef);
 }
 
-/** The runbook table of the demo dataset; other tables ranked by `rankRunbooks` share its columns. */
+/** The demo dataset's runbook table, with the columns every runbook ranking weighs (`text-search/rank.ts`). */
 export const RUNBOOKS_TABLE = "ops_runbooks_fts";
 
 /** The demo's runbooks, ranked as every runbook search is (`rankRunbooks` of the text search). */
