@@ -6,7 +6,7 @@
  */
 import { createApp } from "../src/app/assemble.js";
 import { loadEnv } from "../src/config/env.js";
-import { loadChatModel } from "../src/models/provider.js";
+import { loadChatModel } from "../src/app/chat-model.js";
 import { startServer } from "../src/server/start.js";
 import { loadModel } from "./load-model.js";
 import { answerLoopDelay } from "./loop-delay.js";

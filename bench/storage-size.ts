@@ -8,7 +8,7 @@ import { wireLoop } from "../src/app/wire-loop.js";
 import { loadEnv } from "../src/config/env.js";
 import { recursionLimitFor } from "../src/graph/config.js";
 import type { StreamEvent } from "../src/contracts/events.js";
-import { DemoChatModel } from "../src/models/demo-model.js";
+import { DemoChatModel } from "../src/demo/model/demo-model.js";
 import { ScriptedChatModel, answerMessage, callsMessage, type ScriptStep } from "../test/fixtures/scripted-model.js";
 import { collectEvents } from "../src/service/events/recorded-events.js";
 import { openSqlite } from "../src/storage/sqlite/open-sqlite.js";

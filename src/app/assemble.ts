@@ -5,7 +5,7 @@ import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
 import type { OpsPilotGraph } from "../agent/graph.js";
-import { demoModelOf, loadChatModel } from "../models/provider.js";
+import { demoModelOf, loadChatModel } from "./chat-model.js";
 import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { RuntimeSettings } from "../service/runtime/settings.js";
@@ -17,7 +17,8 @@ import { createIncidentReports, type IncidentReports, type IncidentAnswer } from
 import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
 import { openSqlite } from "../storage/sqlite/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { createThreadTools, OpsStore, PostgresLedger, type EstateLedger, type RunbookSource } from "../tools/index.js";
+import { createThreadTools, type RunbookSource } from "../tools/index.js";
+import { OpsStore, PostgresLedger, type EstateLedger } from "../demo/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";

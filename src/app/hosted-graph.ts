@@ -2,12 +2,13 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import { compileGraph, type OpsPilotGraph } from "../agent/graph.js";
-import { loadChatModel } from "../models/provider.js";
+import { loadChatModel } from "./chat-model.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
 import { consoleLogger } from "../service/observability/logger.js";
 import { openSqlite } from "../storage/sqlite/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { createThreadTools, OpsStore, PostgresLedger } from "../tools/index.js";
+import { createThreadTools } from "../tools/index.js";
+import { OpsStore, PostgresLedger } from "../demo/index.js";
 import { builtInTools, startRunbooks } from "./runbooks.js";
 import { buildToolRegistry, startToolSources } from "./tool-catalog.js";
 import { dailyQuotas, serverRunLimits, type ServerRunLimits } from "./run-limits.js";

@@ -1,13 +1,7 @@
 import type { ConfigFile } from "../config/schema.js";
 import type { Logger } from "../service/observability/logger.js";
-import {
-  createDemoTools,
-  createRunbookSource,
-  createSearchDocsTool,
-  type OpsStore,
-  type RunbookProblem,
-  type RunbookSource,
-} from "../tools/index.js";
+import { createDemoTools, demoRunbookDocuments, type OpsStore } from "../demo/index.js";
+import { createRunbookSource, createSearchDocsTool, type RunbookProblem, type RunbookSource } from "../tools/index.js";
 import { createToolsetTools } from "../tools/toolsets/index.js";
 import type { ToolDefinition } from "../tools/types.js";
 
@@ -16,10 +10,14 @@ function reportTo(logger: Logger): (problem: RunbookProblem) => void {
   return (problem) => logger.error(`Runbooks: ${problem.path === "." ? "" : `${problem.path} `}${problem.message}`);
 }
 
-/** The config's runbooks folder as a source, not started; undefined when the config names none. */
+/**
+ * The config's runbooks folder as a source, not started; undefined when the config names none.
+ * With the demo tools on, the demo runbooks are ranked with the folder's.
+ */
 function runbooksOf(config: ConfigFile, logger: Logger): RunbookSource | undefined {
   if (!config.runbooks) return undefined;
-  return createRunbookSource({ folder: config.runbooks, demo: config.demo, report: reportTo(logger) });
+  const documents = config.demo ? demoRunbookDocuments() : undefined;
+  return createRunbookSource({ folder: config.runbooks, documents, report: reportTo(logger) });
 }
 
 /** The runbooks folder, searchable once this resolves; undefined without one. The caller closes it. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENVIRONMENT_IDS, LOG_LEVELS } from "../tools/demo-ops/data/index.js";
+import { ENVIRONMENT_IDS, LOG_LEVELS } from "../demo/index.js";
 
 /** A regular expression's source, checked to compile when the scenario is loaded. */
 const regexSource = (flags: string) =>

@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import { ToolError } from "../contracts/errors.js";
-import { createDemoTools, OpsStore, type DocsSearch } from "../tools/index.js";
-import { toIndexText } from "../tools/demo-ops/text.js";
+import { createDemoTools, OpsStore } from "../demo/index.js";
+import type { DocsSearch } from "../tools/index.js";
+import { toIndexText } from "../tools/text-search/text.js";
 import type { ToolDefinition } from "../tools/types.js";
 import type { Fault, Planted } from "./scenario-schema.js";
 

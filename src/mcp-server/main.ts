@@ -5,7 +5,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { loadDotEnv, loadEnv } from "../config/env.js";
 import { openSqlite } from "../storage/sqlite/open-sqlite.js";
-import { createDemoTools, OpsStore } from "../tools/index.js";
+import { demoToolsOn } from "../app/demo.js";
 import { createToolServer } from "./tool-server.js";
 
 // A stray console.log anywhere below would corrupt the protocol stream.
@@ -15,7 +15,7 @@ console.info = console.error;
 loadDotEnv();
 const env = loadEnv();
 const sqlite = openSqlite(env.OPSPILOT_DB);
-const server = createToolServer(createDemoTools(new OpsStore(sqlite.db)));
+const server = createToolServer(demoToolsOn(sqlite.db));
 
 let closing = false;
 async function shutdown(): Promise<void> {

@@ -1,15 +1,16 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ConfigError } from "../contracts/errors.js";
 import type { Env } from "../config/env.js";
-import { DemoChatModel } from "./demo-model.js";
 
-/** The settings `loadChatModel` reads (a subset of `Env`, so `loadEnv()` output fits). */
+/** The settings a model is loaded from (a subset of `Env`, so `loadEnv()` output fits). */
 export type ModelSettings = Pick<Env, "OPSPILOT_MODEL" | "OPSPILOT_MODEL_TIMEOUT_MS" | "OPSPILOT_MODEL_MAX_RETRIES"> &
   Partial<Pick<Env, "OPENAI_API_KEY" | "OPENAI_BASE_URL" | "ANTHROPIC_API_KEY" | "ANTHROPIC_BASE_URL">>;
 
 /** Which model a configuration names. */
-export type ModelSpec =
-  { provider: "demo" } | { provider: "openai" | "anthropic"; model: string; baseURL: string; apiKey?: string };
+export type ModelSpec = { provider: "demo" } | ProviderSpec;
+
+/** A provider's model: an endpoint and a model name (the demo model is the app's, `src/app/chat-model.ts`). */
+export type ProviderSpec = { provider: "openai" | "anthropic"; model: string; baseURL: string; apiKey?: string };
 
 /** Where `openai:<model>` goes when no base URL is set. */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -74,53 +75,32 @@ function anthropicSpec(
 }
 
 /**
- * Builds the chat model the configuration names: the offline demo model, an OpenAI-compatible
- * endpoint or Anthropic. A provider's client is loaded here, on first use: a process pays the
- * start-up of the SDK it talks to, not of the one it does not (the demo model loads neither).
+ * Builds a provider's chat model: an OpenAI-compatible endpoint or Anthropic. Its client is
+ * loaded here, on first use: a process pays the start-up of the SDK it talks to, not of the one
+ * it does not. The app's `loadChatModel` builds the demo model itself and calls this for the rest.
  */
-export async function loadChatModel(settings: ModelSettings): Promise<BaseChatModel> {
-  const spec = parseModelSpec(settings);
+export async function loadProviderModel(spec: ProviderSpec, settings: ModelSettings): Promise<BaseChatModel> {
+  const options = {
+    model: spec.model,
+    baseURL: spec.baseURL,
+    apiKey: spec.apiKey ?? LOOPBACK_PLACEHOLDER_KEY,
+    timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
+    maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
+  };
   switch (spec.provider) {
-    case "demo":
-      return new DemoChatModel();
     case "openai": {
       const { createOpenAIChatModel } = await import("./openai-model.js");
-      return createOpenAIChatModel({
-        model: spec.model,
-        baseURL: spec.baseURL,
-        apiKey: spec.apiKey ?? LOOPBACK_PLACEHOLDER_KEY,
-        timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
-        maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
-      });
+      return createOpenAIChatModel(options);
     }
     case "anthropic": {
       const { createAnthropicChatModel } = await import("./anthropic-model.js");
-      return createAnthropicChatModel({
-        model: spec.model,
-        baseURL: spec.baseURL,
-        apiKey: spec.apiKey ?? LOOPBACK_PLACEHOLDER_KEY,
-        timeoutMs: settings.OPSPILOT_MODEL_TIMEOUT_MS,
-        maxRetries: settings.OPSPILOT_MODEL_MAX_RETRIES,
-      });
+      return createAnthropicChatModel(options);
     }
     default: {
-      const _exhaustive: never = spec;
+      const _exhaustive: never = spec.provider;
       throw new ConfigError(`Unknown model provider ${String(_exhaustive)}.`);
     }
   }
-}
-
-/**
- * The demo model, for a configuration that names it; a provider's model comes from
- * `loadChatModel`, which loads its client. Throws for any other model.
- */
-export function demoModelOf(settings: ModelSettings): BaseChatModel {
-  const spec = parseModelSpec(settings);
-  if (spec.provider !== "demo")
-    throw new Error(
-      `${spec.provider}:${spec.model} is built by loadChatModel(), which loads its client; pass it as the model.`,
-    );
-  return new DemoChatModel();
 }
 
 /** One line for the server's start-up line: which model, where; never the key. */

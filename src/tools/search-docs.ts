@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { READ_TIMEOUT_MS, throwIfCancelled } from "./demo-ops/tool-fields.js";
+import { throwIfCancelled } from "./cancelled.js";
 import { defineTool, type ToolDefinition } from "./types.js";
 import { clip } from "./facts.js";
+
+/** Per-attempt time limit: the index is in memory, so a search that takes longer is stuck. */
+const SEARCH_TIMEOUT_MS = 5_000;
 
 const schema = z.object({
   query: z
@@ -13,7 +16,7 @@ const schema = z.object({
   limit: z.number().int().min(1).max(10).default(3).describe("Most runbooks to return (default 3, at most 10)."),
 });
 
-/** What `search_docs` searches: the demo store's runbooks, or a runbooks folder (with or without them). */
+/** What `search_docs` searches: a runbooks folder (with the documents ranked beside it), or the demo's runbooks. */
 export interface DocsSearch {
   /** Runbooks (or runbook sections) for a query in English or Chinese, best first. */
   searchDocs(query: string, limit: number): readonly unknown[];
@@ -32,7 +35,7 @@ export function createSearchDocsTool(docs: DocsSearch): ToolDefinition {
     schema,
     readOnly: true,
     risk: "low",
-    timeoutMs: READ_TIMEOUT_MS,
+    timeoutMs: SEARCH_TIMEOUT_MS,
     summarize(result) {
       const { query, results } = result as { query: string; results: Array<Record<string, unknown>> };
       if (results.length === 0) return [`no runbook matched "${clip(query, 60)}"`];

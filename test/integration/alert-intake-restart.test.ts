@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { leaveUnfinished } from "../fixtures/unfinished-thread.js";
 import {
   ALERT_TOKEN,

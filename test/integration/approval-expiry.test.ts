@@ -8,7 +8,7 @@ import { createApp, openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { ConfigFileSchema } from "../../src/config/schema.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { startServer } from "../../src/server/start.js";
 import { ApiClient, startTestServer, waitUntilSettled } from "../fixtures/http.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { OpsStore } from "../../src/tools/index.js";
+import { OpsStore } from "../../src/demo/index.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
 import { CHECKPOINT_KILL_POINTS, KILL_POINTS } from "../fixtures/kill-points.js";
 import { CRASH_OUTCOMES, crashAndSettle, runChild } from "../fixtures/crash-recovery.js";

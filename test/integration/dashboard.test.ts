@@ -9,7 +9,7 @@ import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RecordsSummary } from "../../src/contracts/records.js";
 import { RecordsSummarySchema } from "../../src/contracts/records.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { currentRolesOf, type ServerAuth } from "../../src/server/auth/auth.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { seedWeekOfRecords, type SeededFigures } from "../fixtures/seed-records.js";

@@ -9,7 +9,7 @@ import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 
 const RULE = 'rate(http_errors_total{service="payment-service"}[1m]) > 0.5';

@@ -7,7 +7,7 @@ import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { defineTool, type ToolDefinition } from "../../src/tools/types.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { loadChatModel } from "../../src/models/provider.js";
+import { loadChatModel } from "../../src/app/chat-model.js";
 import {
   startOpenAIServer,
   type OpenAITestServer,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadChatModel } from "../../src/models/provider.js";
+import { loadChatModel } from "../../src/app/chat-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";

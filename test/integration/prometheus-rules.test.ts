@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { oldestPauseSince, RunMetrics } from "../../src/service/observability/metrics.js";
 import { startServer } from "../../src/server/start.js";
 import { ApiClient } from "../fixtures/http.js";

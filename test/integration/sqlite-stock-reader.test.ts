@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
 import { compileGraph } from "../../src/agent/graph.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { useDemoApp } from "../fixtures/demo-app.js";
 import { valuesOf } from "../fixtures/checkpoints.js";
 

@@ -6,7 +6,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 
 const user = { id: "local", role: "operator" };

@@ -4,7 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InterruptValueSchema, type InterruptValue } from "../../src/contracts/pause.js";
 import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
-import { OpsStore } from "../../src/tools/index.js";
+import { OpsStore } from "../../src/demo/index.js";
 import { startDevServer, waitFor, type DevServer } from "../fixtures/dev-server.js";
 import { attrs, startCollector } from "../fixtures/otlp-collector.js";
 

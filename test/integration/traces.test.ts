@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { DemoChatModel } from "../../src/models/demo-model.js";
+import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { attrs, startCollector } from "../fixtures/otlp-collector.js";
 

@@ -10,7 +10,8 @@ import { describeModel } from "../../models/provider.js";
 import type { Logger } from "../../service/observability/logger.js";
 import { openPostgres } from "../../storage/postgres/open-postgres.js";
 import { openSqlite } from "../../storage/sqlite/open-sqlite.js";
-import { createThreadTools, OpsStore, type RunbookSource } from "../../tools/index.js";
+import { createThreadTools, type RunbookSource } from "../../tools/index.js";
+import { demoEstate } from "../../app/demo.js";
 import { createMcpToolSource, type McpToolSource } from "../../tools/mcp/index.js";
 import { toolViews, type ToolView } from "../../tools/tool-view.js";
 
@@ -119,7 +120,7 @@ function catalog(config: ConfigFile, source: McpToolSource | undefined, runbooks
   const demo = openSqlite(":memory:");
   try {
     const builtIn = [
-      ...builtInTools({ config, ops: new OpsStore(demo.db), runbooks }),
+      ...builtInTools({ config, ops: demoEstate(demo.db), runbooks }),
       ...createThreadTools(demo.storage),
     ];
     const sources = source ? [source] : [];

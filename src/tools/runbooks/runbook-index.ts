@@ -1,11 +1,8 @@
 import type { Database } from "better-sqlite3";
 import { detectLanguage } from "../../contracts/language.js";
-import { RUNBOOKS } from "../demo-ops/data/index.js";
-import { runbookIndexColumns } from "../demo-ops/schema.js";
-import { rankRunbooks } from "../demo-ops/search.js";
-import { toIndexText } from "../demo-ops/text.js";
-import { toRunbookHit, type RunbookHit } from "../demo-ops/views.js";
-import type { FolderRunbookHit, RunbookFile, RunbookSection } from "./types.js";
+import { rankRunbooks } from "../text-search/rank.js";
+import { toIndexText } from "../text-search/text.js";
+import type { DocumentHit, FolderRunbookHit, RankedDocument, RunbookFile, RunbookSection } from "./types.js";
 
 /** Snippets stop near here, at a word boundary when one is close. */
 const SNIPPET_CHARS = 600;
@@ -31,20 +28,23 @@ function pathWords(path: string): string[] {
 }
 
 /**
- * One search index over the sections of a runbooks folder and, when asked, the demo runbooks,
- * so one bm25 ranking orders both. It lives in the connection's temp schema: it is rebuilt from
+ * One search index over the sections of a runbooks folder and the documents given beside them
+ * (the demo runbooks when the demo tools are on), so one bm25 ranking orders both. It lives in the connection's temp schema: it is rebuilt from
  * the folder at every start, writes nothing to the database file, and each process keeps its own.
  */
 export class RunbookIndex {
   private readonly table = `runbook_folder_${++tableCount}_fts`;
   private sections = new Map<string, IndexedSection>();
 
-  /** Creates the (empty) index table on `db`; `demo` adds the embedded demo runbooks to every build. */
+  private readonly documents: ReadonlyMap<string, RankedDocument>;
+
+  /** Creates the index table on `db`, holding `documents` until the folder is read; every build adds them again. */
   constructor(
     private readonly db: Database,
-    private readonly demo: boolean,
+    documents: readonly RankedDocument[] = [],
   ) {
-    // Same columns as the demo's ops_runbooks_fts, so rankRunbooks weighs them alike.
+    this.documents = new Map(documents.map((doc) => [doc.id, doc]));
+    // The columns rankRunbooks weighs (the demo's runbook table has the same).
     db.exec(
       `CREATE VIRTUAL TABLE temp.${this.table} USING fts5 (
          ref UNINDEXED, title, keywords, body, tokenize = 'porter unicode61')`,
@@ -63,7 +63,7 @@ export class RunbookIndex {
     this.db.transaction(() => {
       this.db.exec(`DELETE FROM ${this.table}`);
       const insert = this.db.prepare(`INSERT INTO ${this.table} (ref, title, keywords, body) VALUES (?, ?, ?, ?)`);
-      if (this.demo) for (const doc of RUNBOOKS) insert.run(doc.id, ...runbookIndexColumns(doc));
+      for (const doc of this.documents.values()) insert.run(doc.id, ...doc.columns);
       for (const file of files) {
         for (const section of file.sections) {
           sections.set(section.id, { ...section, file });
@@ -79,14 +79,14 @@ export class RunbookIndex {
     this.sections = sections;
   }
 
-  /** The best sections (and demo runbooks) for a query, best first; demo advice in the query's language. */
-  search(query: string, limit: number): Array<RunbookHit | FolderRunbookHit> {
+  /** The best sections (and documents) for a query, best first; documents answer in the query's language. */
+  search(query: string, limit: number): Array<DocumentHit | FolderRunbookHit> {
     const language = detectLanguage(query);
-    return rankRunbooks(this.db, query, { limit, table: this.table }).flatMap<RunbookHit | FolderRunbookHit>((hit) => {
+    return rankRunbooks(this.db, query, { limit, table: this.table }).flatMap<DocumentHit | FolderRunbookHit>((hit) => {
       const section = this.sections.get(hit.ref);
       if (section) return [toFolderHit(section, hit.score)];
-      const doc = RUNBOOKS.find((candidate) => candidate.id === hit.ref);
-      return doc ? [toRunbookHit(doc, hit.score, language)] : [];
+      const doc = this.documents.get(hit.ref);
+      return doc ? [doc.hit(hit.score, language)] : [];
     });
   }
 

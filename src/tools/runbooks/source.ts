@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
-import type { RunbookHit } from "../demo-ops/views.js";
 import { parseRunbook } from "./markdown.js";
 import { RunbookIndex } from "./runbook-index.js";
 import { scanFolder, type FolderEntry } from "./scan.js";
-import type { FolderRunbookHit, RunbookFile, RunbookProblem } from "./types.js";
+import type { DocumentHit, FolderRunbookHit, RankedDocument, RunbookFile, RunbookProblem } from "./types.js";
 
 /** How often the folder is looked at by default: runbooks change by hand, so seconds are soon enough. */
 const DEFAULT_POLL_MS = 2000;
@@ -16,8 +15,8 @@ export interface RunbookSourceOptions {
   folder: string;
   /** Connection the index lives on, in its temp schema (nothing is written to the file); a private in-memory database when omitted. */
   db?: Database.Database;
-  /** Also index the embedded demo runbooks, so one search ranks both; set it when the demo tools are on. */
-  demo?: boolean;
+  /** Documents ranked together with the folder's sections (the app passes the demo runbooks when the demo tools are on). */
+  documents?: readonly RankedDocument[];
   /** How often the folder is checked for changes (2000 ms by default); 0 checks only on `refresh()`. */
   pollMs?: number;
   /** Told once about each new problem (bad front matter, unreadable file, missing folder); stderr by default. */
@@ -44,8 +43,8 @@ export interface RunbookSource {
   start(): Promise<void>;
   /** Looks at the folder now and re-indexes what changed; true when the index changed. */
   refresh(): Promise<boolean>;
-  /** Best sections (and demo runbooks, with `demo`) for a query in English or Chinese, best first. */
-  searchDocs(query: string, limit?: number): Array<RunbookHit | FolderRunbookHit>;
+  /** Best sections (and `documents`) for a query in English or Chinese, best first. */
+  searchDocs(query: string, limit?: number): Array<DocumentHit | FolderRunbookHit>;
   /** Runbooks whose front matter `alerts` lists this alert name (compared without case), in path order. */
   forAlert(alertname: string): RunbookFile[];
   /** Files, sections and standing problems. */
@@ -102,7 +101,7 @@ export function createRunbookSource(options: RunbookSourceOptions): RunbookSourc
   const folder = resolve(options.folder);
   const ownDb = options.db ? undefined : new Database(":memory:");
   const db = options.db ?? (ownDb as Database.Database);
-  const index = new RunbookIndex(db, options.demo ?? false);
+  const index = new RunbookIndex(db, options.documents);
   const report = options.report ?? reportToStderr;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   let files = new Map<string, ReadFile>();

@@ -1,3 +1,5 @@
+import type { Language } from "../../contracts/language.js";
+
 /** One section of a Markdown runbook: the text under one heading, searched and cited on its own. */
 export interface RunbookSection {
   /** `path#slug` (just `path` for text before the first heading): stable while the heading stays. */
@@ -59,4 +61,22 @@ export interface RunbookProblem {
   path: string;
   /** What is wrong, in a sentence a person can act on. */
   message: string;
+}
+
+/** What a search returns for a document ranked beside the folder's sections. */
+export interface DocumentHit {
+  /** The document's id. */
+  id: string;
+  /** Relevance (bm25, higher is better); comparable only within one search. */
+  score: number;
+}
+
+/** A document ranked beside the folder's sections (the demo's runbooks when the demo tools are on). */
+export interface RankedDocument {
+  /** Id, distinct from the folder's section ids. */
+  id: string;
+  /** Its search columns as `toIndexText` content: title, keywords (tags, codes, services) and body. */
+  columns: readonly [title: string, keywords: string, body: string];
+  /** What a search returns for it at this score, in the query's language. */
+  hit(score: number, language: Language): DocumentHit;
 }

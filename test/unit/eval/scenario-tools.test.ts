@@ -4,7 +4,7 @@ import { openEvalApp } from "../../../src/eval/eval-app.js";
 import { parseScenarios } from "../../../src/eval/load-scenarios.js";
 import { runScenario } from "../../../src/eval/run-scenario.js";
 import { ScenarioTools } from "../../../src/eval/scenario-tools.js";
-import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
+import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 
 const restart = parseScenarios(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MASK_RULES, maskSensitive, ruleMayMatch, type MaskRule } from "../../../src/execution/mask.js";
-import { DATASET } from "../../../src/tools/demo-ops/data/index.js";
+import { DATASET } from "../../../src/demo/ops/data/index.js";
 import { toolPayload } from "../../../bench/workload.js";
 
 /** Every string of a JSON value, keys included. */

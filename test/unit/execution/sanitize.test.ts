@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Observation } from "../../../src/contracts/observation.js";
 import { boundObservation, maskSensitive, maskValue } from "../../../src/execution/sanitize.js";
 import { toolMessage } from "../../../src/execution/tool-message.js";
-import { DATASET } from "../../../src/tools/demo-ops/data/index.js";
+import { DATASET } from "../../../src/demo/ops/data/index.js";
 
 const NOTE = "Result cut to fit; the full result is stored under this call id.";
 const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";

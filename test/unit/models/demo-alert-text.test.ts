@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { alertInThread, labelPairs, readAlert } from "../../../src/models/demo/alert-text.js";
-import { alertQueries } from "../../../src/models/demo/incident-plan.js";
-import { detectIntent } from "../../../src/models/demo/intent.js";
-import { splitComparison, targetUpQuery } from "../../../src/models/demo/promql.js";
+import { alertInThread, labelPairs, readAlert } from "../../../src/demo/model/incident/alert-text.js";
+import { alertQueries } from "../../../src/demo/model/incident/incident-plan.js";
+import { detectIntent } from "../../../src/demo/model/intent.js";
+import { splitComparison, targetUpQuery } from "../../../src/demo/model/promql.js";
 import { alertmanagerDelivery } from "../../../src/server/incidents/alert-message.js";
 import { AlertmanagerPayloadSchema } from "../../../src/server/incidents/alertmanager-payload.js";
 

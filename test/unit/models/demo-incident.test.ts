@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { DemoChatModel } from "../../../src/models/demo-model.js";
+import { DemoChatModel } from "../../../src/demo/model/demo-model.js";
 
 const DEMO_TOOLS = [
   "search_resource",

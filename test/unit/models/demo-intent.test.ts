@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectIntent } from "../../../src/models/demo/intent.js";
+import { detectIntent } from "../../../src/demo/model/intent.js";
 
 describe("detectIntent", () => {
   it.each([

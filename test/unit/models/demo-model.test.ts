@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { Marked } from "marked";
-import { DemoChatModel } from "../../../src/models/demo-model.js";
+import { DemoChatModel } from "../../../src/demo/model/demo-model.js";
 
 const DEMO_TOOLS = [
   "search_resource",

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { readAlert } from "../../../src/models/demo/alert-text.js";
-import { chineseNumber, durationMinutes } from "../../../src/models/demo/duration.js";
-import { detectIntent } from "../../../src/models/demo/intent.js";
-import { inIncident } from "../../../src/models/demo/incident-intent.js";
-import { durationText, readSilenceRequest, silenceComment, silenceMatchers } from "../../../src/models/demo/silence.js";
+import { readAlert } from "../../../src/demo/model/incident/alert-text.js";
+import { chineseNumber, durationMinutes } from "../../../src/demo/model/incident/duration.js";
+import { detectIntent } from "../../../src/demo/model/intent.js";
+import { inIncident } from "../../../src/demo/model/incident/incident-intent.js";
+import { durationText, readSilenceRequest, silenceComment, silenceMatchers } from "../../../src/demo/model/incident/silence.js";
 
 const ALERT = [
   "Alertmanager alert PaymentHighErrorRate is firing since 2026-12-01T19:36:44Z (1 firing alert(s) in the group).",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { HumanMessage, type AIMessageChunk } from "@langchain/core/messages";
-import { DemoChatModel } from "../../../src/models/demo-model.js";
-import { textFragments } from "../../../src/models/demo/fragments.js";
-import { followUp, detectIntent } from "../../../src/models/demo/intent.js";
+import { DemoChatModel } from "../../../src/demo/model/demo-model.js";
+import { textFragments } from "../../../src/demo/model/fragments.js";
+import { followUp, detectIntent } from "../../../src/demo/model/intent.js";
 import { withTextDeltas } from "../../../src/models/text-deltas.js";
 
 describe("the demo model's text fragments", () => {

@@ -2,15 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ChatOpenAI } from "@langchain/openai";
 import { ChatAnthropic } from "@langchain/anthropic";
 import { ConfigError } from "../../../src/contracts/errors.js";
-import { DemoChatModel } from "../../../src/models/demo-model.js";
-import {
-  demoModelOf,
-  loadChatModel,
-  describeModel,
-  isLoopback,
-  parseModelSpec,
-  type ModelSettings,
-} from "../../../src/models/provider.js";
+import { DemoChatModel } from "../../../src/demo/index.js";
+import { demoModelOf, loadChatModel } from "../../../src/app/chat-model.js";
+import { describeModel, isLoopback, parseModelSpec, type ModelSettings } from "../../../src/models/provider.js";
 
 const base: ModelSettings = {
   OPSPILOT_MODEL: "demo",

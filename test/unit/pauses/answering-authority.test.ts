@@ -6,7 +6,7 @@ import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import type { Role } from "../../../src/contracts/user.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
-import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
+import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 
 /** The pause a run stopped on, without the event's own fields. */

@@ -6,7 +6,7 @@ import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import { decisionsFromHitl, type HitlResponse } from "../../../src/contracts/hitl.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
-import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
+import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 
 const RESTART = { service: "payment-service", environment: "prod", reason: "PAY-5031 storm" };

@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
-import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
+import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";
 

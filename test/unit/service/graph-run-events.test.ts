@@ -8,7 +8,7 @@ import { createApp } from "../../../src/app/assemble.js";
 import { hostedGraph } from "../../../src/app/hosted-graph.js";
 import { loadEnv } from "../../../src/config/env.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import { DemoChatModel } from "../../../src/models/demo-model.js";
+import { DemoChatModel } from "../../../src/demo/model/demo-model.js";
 import { GraphRunEvents } from "../../../src/service/events/graph-run-events.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
 

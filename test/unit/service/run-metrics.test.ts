@@ -5,7 +5,7 @@ import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
 import { RecordsSummarySchema } from "../../../src/contracts/records.js";
-import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
+import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { RunMetrics } from "../../../src/service/observability/metrics.js";
 import { createServer } from "../../../src/server/app.js";
 import { createHarness } from "../../fixtures/harness.js";

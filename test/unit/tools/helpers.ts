@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { createDemoTools, OpsStore } from "../../../src/tools/index.js";
+import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import type { ToolContext, ToolDefinition } from "../../../src/tools/types.js";
 
 /** The clock every tools test pins: log timestamps and action times derive from it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DATASET, METRICS, RUNBOOKS, SERVICES } from "../../../src/tools/demo-ops/data/index.js";
-import { generateLogs } from "../../../src/tools/demo-ops/data/logs.js";
+import { DATASET, METRICS, RUNBOOKS, SERVICES } from "../../../src/demo/ops/data/index.js";
+import { generateLogs } from "../../../src/demo/ops/data/logs.js";
 
 describe("the embedded demo dataset", () => {
   it("meets the minimum sizes: 10 services, 259 log lines, 18 runbooks, metrics for every service and environment", () => {

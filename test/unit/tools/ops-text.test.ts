@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { queryTokens, segmentText, toMatchExpression } from "../../../src/tools/demo-ops/text.js";
+import { queryTokens, segmentText, toMatchExpression } from "../../../src/tools/text-search/text.js";
 
 describe("ops text segmentation", () => {
   it("splits Chinese into character bigrams so a two-character word matches inside a longer name", () => {

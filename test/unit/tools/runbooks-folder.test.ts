@@ -12,6 +12,7 @@ import {
   type RunbookSourceOptions,
 } from "../../../src/tools/index.js";
 import { parseRunbook } from "../../../src/tools/runbooks/markdown.js";
+import { demoRunbookDocuments } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { makeContext } from "./helpers.js";
 
@@ -174,7 +175,7 @@ describe("search_docs over a runbooks folder", () => {
   });
 
   it("ranks folder sections together with the demo runbooks when the demo is on", async () => {
-    const source = await openSource({ demo: true });
+    const source = await openSource({ documents: demoRunbookDocuments() });
     const hits = await searchDocs(source, "PAY-5031 DB_POOL_EXHAUSTED", 4);
     expect(ids(hits)).toEqual([
       "RB-003",
@@ -269,7 +270,7 @@ describe("keeping the runbooks folder indexed", () => {
   });
 
   it("goes on without a deleted folder and picks it up again when it comes back", async () => {
-    const source = await openSource({ demo: true });
+    const source = await openSource({ documents: demoRunbookDocuments() });
     await rm(folder, { recursive: true });
     expect(await source.refresh()).toBe(true);
     expect(problems).toEqual([

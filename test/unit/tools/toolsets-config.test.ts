@@ -3,7 +3,7 @@ import { builtInTools } from "../../../src/app/runbooks.js";
 import { buildToolRegistry } from "../../../src/app/tool-catalog.js";
 import { parseConfig } from "../../../src/config/file.js";
 import { ConfigError } from "../../../src/contracts/errors.js";
-import type { OpsStore } from "../../../src/tools/index.js";
+import type { OpsStore } from "../../../src/demo/index.js";
 
 /** The one line a bad config gives, or "" when it is valid. */
 function problem(value: unknown, variables: Record<string, string> = {}): string {

@@ -1,10 +1,10 @@
 import type { AlertFacts } from "./alert-text.js";
-import { serviceOf } from "./data.js";
-import type { Intent } from "./intent.js";
-import type { ProposedCall } from "./proposed-call.js";
-import { splitComparison, targetUpQuery } from "./promql.js";
+import { serviceOf } from "../data.js";
+import type { Intent } from "../intent.js";
+import type { ProposedCall } from "../proposed-call.js";
+import { splitComparison, targetUpQuery } from "../promql.js";
 import { MAX_SILENCE_MINUTES, silenceComment, silenceMatchers } from "./silence.js";
-import { lastObservation, wasCalled, type Turn } from "./turn.js";
+import { lastObservation, wasCalled, type Turn } from "../turn.js";
 
 /** Labels that tie an alert to a service or a scrape target, so one more of its metrics is worth reading. */
 const TARGET_LABELS = ["service", "job", "instance"];

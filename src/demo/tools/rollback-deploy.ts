@@ -1,14 +1,14 @@
 import { z } from "zod";
-import type { OpsStore } from "./demo-ops/store.js";
+import type { OpsStore } from "../ops/store.js";
 import {
   ASK_ENVIRONMENT,
   environmentField,
   serviceField,
   throwIfCancelled,
   WRITE_TIMEOUT_MS,
-} from "./demo-ops/tool-fields.js";
-import { defineTool, type ToolDefinition } from "./types.js";
-import type { RollbackResult } from "./demo-ops/actions.js";
+} from "../ops/tool-fields.js";
+import { defineTool, type ToolDefinition } from "../../tools/types.js";
+import type { RollbackResult } from "../ops/actions.js";
 
 const schema = z.object({
   service: serviceField,

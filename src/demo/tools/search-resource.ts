@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { OpsStore } from "./demo-ops/store.js";
-import { READ_TIMEOUT_MS, throwIfCancelled } from "./demo-ops/tool-fields.js";
-import { defineTool, type ToolDefinition } from "./types.js";
-import type { ResourceHit } from "./demo-ops/views.js";
+import type { OpsStore } from "../ops/store.js";
+import { READ_TIMEOUT_MS, throwIfCancelled } from "../ops/tool-fields.js";
+import { defineTool, type ToolDefinition } from "../../tools/types.js";
+import type { ResourceHit } from "../ops/views.js";
 
 const schema = z.object({
   query: z

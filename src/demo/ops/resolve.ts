@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { ToolError } from "../../contracts/errors.js";
-import { closeMatches, editDistance } from "../edit-distance.js";
+import { closeMatches, editDistance } from "../../tools/edit-distance.js";
 import { SERVICES, type ServiceRecord } from "./data/index.js";
 import { rankServiceNames } from "./search.js";
 

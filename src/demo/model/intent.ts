@@ -1,8 +1,8 @@
 import { detectLanguage, type Language } from "../../contracts/language.js";
-import { readAlert } from "./alert-text.js";
-import { alertIntent } from "./incident-intent.js";
+import { readAlert } from "./incident/alert-text.js";
+import { alertIntent } from "./incident/incident-intent.js";
 import type { Intent, IntentKind } from "./intent-types.js";
-import { readSilenceRequest } from "./silence.js";
+import { readSilenceRequest } from "./incident/silence.js";
 
 export type { Intent, IntentKind } from "./intent-types.js";
 

@@ -1,4 +1,4 @@
-import type { Language } from "../../contracts/language.js";
+import type { Language } from "../../../contracts/language.js";
 import type { AlertFacts } from "./alert-text.js";
 import { durationMinutes } from "./duration.js";
 

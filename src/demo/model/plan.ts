@@ -1,6 +1,6 @@
 import type { Intent } from "./intent.js";
 import { serviceOf } from "./data.js";
-import { alertCalls, silenceCalls } from "./incident-plan.js";
+import { alertCalls, silenceCalls } from "./incident/incident-plan.js";
 import type { ProposedCall } from "./proposed-call.js";
 import { lastObservation, wasCalled, type Turn } from "./turn.js";
 

@@ -15,14 +15,14 @@ import {
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { Runnable } from "@langchain/core/runnables";
-import { writeAnswer } from "./demo/answer.js";
-import { detectIntent, followUp } from "./demo/intent.js";
-import { inIncident } from "./demo/incident-intent.js";
-import { planNextCalls } from "./demo/plan.js";
-import { earlierRequests, readTurn } from "./demo/turn.js";
-import { BoundToolNames } from "./demo/tool-names.js";
-import { textOf } from "./message-text.js";
-import { textFragments } from "./demo/fragments.js";
+import { writeAnswer } from "./answer.js";
+import { detectIntent, followUp } from "./intent.js";
+import { inIncident } from "./incident/incident-intent.js";
+import { planNextCalls } from "./plan.js";
+import { earlierRequests, readTurn } from "./turn.js";
+import { BoundToolNames } from "./tool-names.js";
+import { textOf } from "../../models/message-text.js";
+import { textFragments } from "./fragments.js";
 
 /** Options of the demo model. */
 export interface DemoChatModelOptions extends BaseChatModelParams {

@@ -1,26 +1,13 @@
 import type { Database } from "better-sqlite3";
-import { queryTokens, toMatchExpression } from "./text.js";
+import { queryTokens, toMatchExpression } from "../../tools/text-search/text.js";
+import {
+  rankRunbooks as rankRunbookTable,
+  toRankedRef,
+  type RankedRef,
+  type RankedRow,
+} from "../../tools/text-search/rank.js";
 
-/** A ranked search hit: the record id and its relevance (higher is better). */
-export interface RankedRef {
-  /** Id of the matched record. */
-  ref: string;
-  /** Kind of record (`service` or `environment` for resources). */
-  kind: string;
-  /** Relevance: bm25 negated, so higher is better. */
-  score: number;
-}
-
-interface RankedRow {
-  ref: string;
-  kind: string;
-  rank: number;
-}
-
-/** Rounds a bm25 rank to a stable positive score. */
-function toScore(rank: number): number {
-  return Math.round(-rank * 1000) / 1000;
-}
+export type { RankedRef } from "../../tools/text-search/rank.js";
 
 /**
  * Resources: every query word must match (precise: "支付" finds the payment service, not
@@ -39,30 +26,15 @@ export function rankResources(db: Database, query: string, options: { kind?: str
   if (strict === null) return [];
   let rows = run(strict);
   if (rows.length === 0 && tokens.length > 1) rows = run(toMatchExpression(tokens, "OR") as string);
-  return rows.map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) }));
+  return rows.map(toRankedRef);
 }
 
-/** The runbook table of the demo dataset; other tables ranked by `rankRunbooks` share its columns. */
+/** The demo dataset's runbook table, with the columns every runbook ranking weighs (`text-search/rank.ts`). */
 export const RUNBOOKS_TABLE = "ops_runbooks_fts";
 
-/**
- * Runbooks: any query word may match and bm25 decides the order, so a long question still
- * finds the best document. Titles weigh 5, tags/codes/services 3, the body 1. `table` names
- * another FTS5 table with the same columns (`ref, title, keywords, body`), such as the index
- * of a runbooks folder, so every runbook search ranks alike.
- */
-export function rankRunbooks(db: Database, query: string, options: { limit: number; table?: string }): RankedRef[] {
-  const table = options.table ?? RUNBOOKS_TABLE;
-  if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`Not a runbook table name: ${table}`);
-  const expression = toMatchExpression(queryTokens(query), "OR");
-  if (expression === null) return [];
-  const rows = db
-    .prepare(
-      `SELECT ref, 'runbook' AS kind, bm25(${table}, 0, 5.0, 3.0, 1.0) AS rank FROM ${table}
-       WHERE ${table} MATCH ? ORDER BY rank, ref LIMIT ?`,
-    )
-    .all(expression, options.limit) as RankedRow[];
-  return rows.map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) }));
+/** The demo's runbooks, ranked as every runbook search is (`rankRunbooks` of the text search). */
+export function rankRunbooks(db: Database, query: string, options: { limit: number }): RankedRef[] {
+  return rankRunbookTable(db, query, { ...options, table: RUNBOOKS_TABLE });
 }
 
 /**
@@ -78,9 +50,7 @@ export function rankServiceNames(db: Database, query: string, limit: number): Ra
        WHERE ops_resources_fts MATCH ? AND kind = 'service' ORDER BY rank, ref LIMIT ?`,
     )
     .all(`names : (${expression})`, limit) as RankedRow[];
-  return rows
-    .map((row) => ({ ref: row.ref, kind: row.kind, score: toScore(row.rank) }))
-    .filter((hit) => hit.score > 0.1);
+  return rows.map(toRankedRef).filter((hit) => hit.score > 0.1);
 }
 
 /** The FTS expression that filters log lines: every word of the query must appear; null when none is searchable. */

@@ -1,14 +1,14 @@
 import { z } from "zod";
-import type { OpsStore } from "./demo-ops/store.js";
+import type { OpsStore } from "../ops/store.js";
 import {
   ASK_ENVIRONMENT,
   environmentField,
   READ_TIMEOUT_MS,
   serviceField,
   throwIfCancelled,
-} from "./demo-ops/tool-fields.js";
-import { defineTool, type ToolDefinition } from "./types.js";
-import type { MetricsView } from "./demo-ops/views.js";
+} from "../ops/tool-fields.js";
+import { defineTool, type ToolDefinition } from "../../tools/types.js";
+import type { MetricsView } from "../ops/views.js";
 
 const schema = z.object({
   service: serviceField,

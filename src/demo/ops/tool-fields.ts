@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { ToolError } from "../../contracts/errors.js";
 import { ENVIRONMENT_IDS } from "./data/index.js";
-import type { AskField } from "../types.js";
+import type { AskField } from "../../tools/types.js";
+
+export { throwIfCancelled } from "../../tools/cancelled.js";
 
 /** Per-attempt time limit of the demo read tools. */
 export const READ_TIMEOUT_MS = 5_000;
@@ -26,8 +27,3 @@ export const ASK_ENVIRONMENT: AskField = {
   description: "Which environment? prod (production / 生产环境) or staging (预发环境)",
   enum: ENVIRONMENT_IDS,
 };
-
-/** Refuses to start work for a call that was already cancelled or timed out. */
-export function throwIfCancelled(signal: AbortSignal): void {
-  if (signal.aborted) throw new ToolError("cancelled", "The call was cancelled before it ran.");
-}

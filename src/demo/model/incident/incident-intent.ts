@@ -1,6 +1,6 @@
-import type { Language } from "../../contracts/language.js";
+import type { Language } from "../../../contracts/language.js";
 import { alertInThread, type AlertFacts } from "./alert-text.js";
-import type { Intent, IntentKind } from "./intent-types.js";
+import type { Intent, IntentKind } from "../intent-types.js";
 
 /** An alert's message: an investigation of the alert, whatever words its annotations or sections hold. */
 export function alertIntent(alert: AlertFacts, language: Language): Intent {

@@ -1,6 +1,6 @@
 import type { Language } from "../../contracts/language.js";
-import type { AlertFacts } from "./alert-text.js";
-import type { SilenceRequest } from "./silence.js";
+import type { AlertFacts } from "./incident/alert-text.js";
+import type { SilenceRequest } from "./incident/silence.js";
 
 /** What the user asked for, as far as the demo model understands it. */
 export type IntentKind =

@@ -1,7 +1,7 @@
 import type { Database } from "better-sqlite3";
 import { DATASET, DATASET_VERSION, ERROR_CODE_MEANINGS, SERVICES, type RunbookRecord } from "./data/index.js";
 import { initialStates } from "./ledger.js";
-import { toIndexText } from "./text.js";
+import { toIndexText } from "../../tools/text-search/text.js";
 
 // Search columns hold pre-segmented text (see ops-text.ts); porter stems the English words.
 const SCHEMA = `

@@ -1,6 +1,6 @@
-import type { Language } from "../../contracts/language.js";
+import type { Language } from "../../../contracts/language.js";
 import type { AlertFacts } from "./alert-text.js";
-import type { Comparison } from "./promql.js";
+import type { Comparison } from "../promql.js";
 
 /** Series shown per query, as `labels = value`; the rest are counted. */
 export interface SeriesReading {

@@ -1,6 +1,6 @@
 import { logsOf, serviceOf } from "./data.js";
 import { docsLines, logLines } from "./evidence-lines.js";
-import { alertLines, silenceLines } from "./incident-answer.js";
+import { alertLines, silenceLines } from "./incident/incident-answer.js";
 import { metricsLines } from "./metrics-answer.js";
 import type { Intent } from "./intent.js";
 import { phrases, type Phrases } from "./phrases.js";

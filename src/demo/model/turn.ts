@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { textOf } from "../message-text.js";
+import { textOf } from "../../models/message-text.js";
 
 /** An observation as the model reads it from a ToolMessage (design §2.2). */
 export type SeenObservation =

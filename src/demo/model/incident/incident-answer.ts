@@ -1,13 +1,13 @@
 import type { AlertFacts } from "./alert-text.js";
-import { logsOf, relevantRunbooks, runbooksOf, serviceOf } from "./data.js";
-import { docsLines, logLines } from "./evidence-lines.js";
+import { logsOf, relevantRunbooks, runbooksOf, serviceOf } from "../data.js";
+import { docsLines, logLines } from "../evidence-lines.js";
 import { incidentPhrases, type IncidentPhrases, type SeriesReading } from "./incident-phrases.js";
 import { silenceProblem } from "./incident-plan.js";
-import type { Intent } from "./intent.js";
-import { metricsLines } from "./metrics-answer.js";
-import type { Phrases } from "./phrases.js";
-import { splitComparison } from "./promql.js";
-import { lastObservation, type Turn, type TurnCall } from "./turn.js";
+import type { Intent } from "../intent.js";
+import { metricsLines } from "../metrics-answer.js";
+import type { Phrases } from "../phrases.js";
+import { splitComparison } from "../promql.js";
+import { lastObservation, type Turn, type TurnCall } from "../turn.js";
 
 /** Series quoted per query; the others are counted. */
 const SHOWN_SERIES = 3;

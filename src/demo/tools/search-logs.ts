@@ -1,16 +1,16 @@
 import { z } from "zod";
-import { LOG_LEVELS } from "./demo-ops/data/index.js";
-import type { OpsStore } from "./demo-ops/store.js";
+import { LOG_LEVELS } from "../ops/data/index.js";
+import type { OpsStore } from "../ops/store.js";
 import {
   ASK_ENVIRONMENT,
   environmentField,
   READ_TIMEOUT_MS,
   serviceField,
   throwIfCancelled,
-} from "./demo-ops/tool-fields.js";
-import { defineTool, type ToolDefinition } from "./types.js";
-import type { CodeCount } from "./demo-ops/logs.js";
-import { clip } from "./facts.js";
+} from "../ops/tool-fields.js";
+import { defineTool, type ToolDefinition } from "../../tools/types.js";
+import type { CodeCount } from "../ops/logs.js";
+import { clip } from "../../tools/facts.js";
 
 const schema = z.object({
   service: serviceField,
