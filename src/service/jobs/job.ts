@@ -13,11 +13,11 @@ export interface JobDefinition {
   name: string;
   schedule: JobSchedule;
   /**
-   * One run for one due time. `signal` aborts when the engine stops past its drain bound or
-   * another process took the job over; a run that throws is logged and counted, and the job
-   * stays scheduled.
+   * One run for the due time `dueAt` (epoch ms). `signal` aborts when the engine stops past its
+   * drain bound or another process took the job over; a run that throws is logged and counted,
+   * and the job stays scheduled.
    */
-  run(signal: AbortSignal): Promise<void>;
+  run(signal: AbortSignal, dueAt: number): Promise<void>;
   /** How long a claim lasts without renewal: another process takes over a dead one's job after it (30 s by default). */
   leaseMs?: number;
 }

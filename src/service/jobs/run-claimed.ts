@@ -33,7 +33,7 @@ export async function runClaimed(run: ClaimedRun): Promise<void> {
   const startedAt = run.now();
   let report: JobRunReport;
   try {
-    await job.run(controller.signal);
+    await job.run(controller.signal, run.dueAt);
     report = { job: job.name, dueAt: run.dueAt, outcome: "ok", durationMs: run.now() - startedAt };
   } catch (error) {
     report = { job: job.name, dueAt: run.dueAt, outcome: "failed", durationMs: run.now() - startedAt, error };
