@@ -1,6 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
-import type { Database } from "better-sqlite3";
+import type { BaseStore } from "@langchain/langgraph";
 import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import type { ConfigFile } from "../config/schema.js";
@@ -9,16 +8,16 @@ import { demoModelOf, loadChatModel } from "./chat-model.js";
 import { tracedModelOf, tracingFromEnv, type TracingEnv } from "./tracing.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { RuntimeSettings } from "../service/runtime/settings.js";
-import { consoleLogger, type Logger } from "../service/observability/logger.js";
-import { createPauseWebhook, type PauseWebhook } from "../service/notices/pause-webhook.js";
-import { createExpiryWebhook } from "../service/approvals/expiry-notice.js";
+import { consoleLogger } from "../service/observability/logger.js";
 import { withApprovalDefault } from "../tools/policy.js";
-import { createIncidentReports, type IncidentReports, type IncidentAnswer } from "../service/incidents/reports.js";
+import type { IncidentAnswer } from "../service/incidents/reports.js";
+import type { IncidentWorker } from "../service/incidents/worker.js";
+import type { JobEngine } from "../service/jobs/engine.js";
+import type { JobRunReport } from "../service/jobs/job.js";
 import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
-import { openSqlite } from "../storage/sqlite/open-sqlite.js";
 import type { Storage } from "../storage/types.js";
 import { createThreadTools, type RunbookSource } from "../tools/index.js";
-import { OpsStore, PostgresLedger, type EstateLedger } from "../demo/index.js";
+import { OpsStore } from "../demo/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
@@ -29,8 +28,10 @@ import { watchToolKeys } from "./config-check.js";
 import { dailyQuotas, serverRunLimits } from "./run-limits.js";
 import { wireLoop } from "./wire-loop.js";
 import { contextBudgetOf } from "./hosted-graph.js";
-import { postgresBudgets, type BudgetStore } from "../execution/rate-limit-store.js";
 import { ToolRateLimits } from "../execution/tool-rate-limits.js";
+import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
+import { createBackground, type SweepName } from "./background.js";
+import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf } from "./notifiers.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -64,6 +65,10 @@ export interface AppOptions extends Pick<
   onIncidentAnswer?: (report: IncidentAnswer) => void | Promise<void>;
   /** The `OTEL_*` variables traces are configured by (the process's environment by default). */
   tracingEnv?: TracingEnv;
+  /** Shorter intervals for the background sweeps (tests); 5 s for incidents and the queue, 1 s for approval expiry. */
+  sweepMs?: Partial<Record<SweepName, number>>;
+  /** Told of every background job's run (the job metrics); must return at once. */
+  onJobRun?: (report: JobRunReport) => void;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -82,22 +87,13 @@ export interface App {
   runbooks?: RunbookSource;
   /** What `/healthz` answers: `degraded`, naming them, while configured MCP servers are down. */
   health(): HealthReport;
-  /** Closes the runtime, the tool sources and the database. */
-  close(): Promise<void>;
-}
-
-/** Where an app keeps its state. */
-interface Backend {
-  checkpointer: BaseCheckpointSaver;
-  storage: Storage;
-  store: BaseStore;
-  /** The SQLite connection the demo dataset lives on. */
-  opsDb: Database;
-  /** Where the demo estate's restarts and rollbacks live when not in `opsDb` (PostgreSQL, shared by replicas). */
-  opsLedger?: EstateLedger;
-  /** Where the tools' `rateLimit` budgets are counted when not in this process's memory (PostgreSQL, shared by replicas). */
-  budgets?: BudgetStore;
-  /** Closes the store, then the databases. */
+  /** The one background engine: every job on a clock (`jobs.jobs()` names them); started by `start`. */
+  jobs: JobEngine;
+  /** Delivers incidents' messages to their threads (alert intake queues to it). */
+  incidentWorker: IncidentWorker;
+  /** Runs the background jobs from this process (a serving process does; idempotent). */
+  start(): void;
+  /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
   close(): Promise<void>;
 }
 
@@ -124,14 +120,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
   const limits = serverRunLimits(env, config);
   const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
-  const expiryWebhook = env.OPSPILOT_PAUSE_WEBHOOK
-    ? createExpiryWebhook({
-        url: env.OPSPILOT_PAUSE_WEBHOOK,
-        format: env.OPSPILOT_PAUSE_WEBHOOK_FORMAT,
-        publicUrl: publicUrlOf(env),
-        logger,
-      })
-    : undefined;
+  const expiryWebhook = expiryWebhookOf(env, logger);
   const incidentReports = incidentReportsOf(env, {
     storage: backend.storage,
     logger,
@@ -170,6 +159,10 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     // Incident threads belong to the on-call team (docs/incidents.md).
     sharedOwners: [env.OPSPILOT_ALERT_USER.id],
   });
+  const { jobs, incidentWorker } = createBackground({
+    ...{ env, runtime, graph, storage: backend.storage, logger },
+    ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun },
+  });
   return {
     env,
     runtime,
@@ -181,7 +174,13 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     config,
     runbooks,
     health: () => healthReport(sources),
+    jobs,
+    incidentWorker,
+    start: () => jobs.start(),
     async close() {
+      // No job starts work once closing has begun; what runs drains first, then the runtime lets its runs end.
+      await jobs.stop();
+      await incidentWorker.close();
       await runtime.close();
       // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
       await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), tracing?.shutdown()]);
@@ -190,40 +189,6 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
       await backend.close();
     },
   };
-}
-
-/** The pause notifier `OPSPILOT_PAUSE_WEBHOOK` asks for, linking to `OPSPILOT_PUBLIC_URL` (else this server's address). */
-function pauseWebhookOf(env: Env, storage: Storage, logger: Logger): PauseWebhook | undefined {
-  if (!env.OPSPILOT_PAUSE_WEBHOOK) return undefined;
-  return createPauseWebhook({
-    url: env.OPSPILOT_PAUSE_WEBHOOK,
-    format: env.OPSPILOT_PAUSE_WEBHOOK_FORMAT,
-    publicUrl: publicUrlOf(env),
-    events: storage,
-    logger,
-  });
-}
-
-/**
- * The reporter of incident threads' runs: always there, since alert intake may run on any
- * process and a person may answer an incident's pause from any; it POSTs notices only with
- * `OPSPILOT_INCIDENT_WEBHOOK`.
- */
-function incidentReportsOf(
-  env: Env,
-  parts: { storage: Storage; logger: Logger; onAnswer: AppOptions["onIncidentAnswer"] },
-): IncidentReports {
-  const url = env.OPSPILOT_INCIDENT_WEBHOOK;
-  return createIncidentReports({
-    ...parts,
-    webhook: url ? { url, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT, publicUrl: publicUrlOf(env) } : undefined,
-  });
-}
-
-/** Where people open the page: `OPSPILOT_PUBLIC_URL`, else this server's address. */
-function publicUrlOf(env: Env): string {
-  const host = env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST;
-  return env.OPSPILOT_PUBLIC_URL ?? `http://${host}:${env.PORT}/`;
 }
 
 async function closeSources(sources: readonly ToolSource[]): Promise<void> {
@@ -241,14 +206,7 @@ export function createApp(options: AppOptions = {}): App {
   const config = configOf(options, env);
   serverRunLimits(env, config);
   const model = options.model ?? demoModelOf(env);
-  const sqlite = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
-  return assemble({ ...options, config }, env, model, {
-    checkpointer: sqlite.checkpointer,
-    storage: sqlite.storage,
-    store: sqlite.store,
-    opsDb: sqlite.db,
-    close: async () => sqlite.close(),
-  });
+  return assemble({ ...options, config }, env, model, sqliteBackend(options.dbPath ?? env.OPSPILOT_DB));
 }
 
 /**
@@ -278,35 +236,7 @@ export async function openApp(options: AppOptions = {}): Promise<App> {
 /** `openApp` once the config is read and the tool sources are connected. */
 async function openBackend(options: AppOptions & { model: BaseChatModel }, env: Env): Promise<App> {
   if (!env.DATABASE_URL) return createApp(options);
-  // Loaded only here: the PostgreSQL client and saver are start-up time every SQLite process would pay for nothing.
-  const { openPostgres } = await import("../storage/postgres/open-postgres.js");
-  const { model } = options;
   // The demo dataset's static part is the same in every process; its mutable state is shared.
-  const demo = openSqlite(options.dbPath ?? env.OPSPILOT_DB);
-  const postgres = await openPostgres(env.DATABASE_URL).catch((error: unknown) => {
-    demo.close();
-    throw error;
-  });
-  const opsLedger = await PostgresLedger.open(postgres.pool).catch(async (error: unknown) => {
-    await postgres.close();
-    demo.close();
-    throw error;
-  });
-  const budgets = await postgresBudgets(postgres.pool).catch(async (error: unknown) => {
-    await postgres.close();
-    demo.close();
-    throw error;
-  });
-  return assemble(options, env, model, {
-    checkpointer: postgres.checkpointer,
-    storage: postgres.storage,
-    store: postgres.store,
-    opsDb: demo.db,
-    opsLedger,
-    budgets,
-    async close() {
-      await postgres.close();
-      demo.close();
-    },
-  });
+  const backend = await postgresBackend(env.DATABASE_URL, options.dbPath ?? env.OPSPILOT_DB);
+  return assemble(options, env, options.model, backend);
 }

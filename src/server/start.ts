@@ -11,7 +11,6 @@ import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth/auth.js";
 import { consoleLogger } from "../service/observability/logger.js";
 import { oldestPauseSince, RunMetrics } from "../service/observability/metrics.js";
-import { schedulePrune } from "../service/jobs/retention.js";
 import { startAlertIntake } from "./incidents/intake.js";
 import { slackIntakeOf } from "./slack/intake.js";
 
@@ -53,8 +52,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const app = createServer(options);
   // The runs route's 202s are this server's promise: it delivers every sender's queued messages.
   options.runtime.serveQueue();
-  // Pauses whose approvals expired are closed by every serving process (one of them, under the thread's lease).
-  options.runtime.serveApprovalExpiry();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(listening));
     listening.once("error", reject);
@@ -78,6 +75,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
  * by default), PostgreSQL at `DATABASE_URL` when set (else the SQLite file `OPSPILOT_DB`),
  * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN`, `OPSPILOT_RATE_LIMIT_PER_MINUTE`,
  * `OPSPILOT_RETENTION_DAYS` (a daily prune) and the config file `OPSPILOT_CONFIG` (tools, MCP servers, policies).
+ * The app's background jobs run once it listens, and stop with it.
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
   const oidc = oidcSettingsOf(env, loadConfig(env.OPSPILOT_CONFIG, environmentVariables()));
@@ -94,6 +92,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     env,
     logger,
     onEvent: (event) => metrics.observe(event),
+    onJobRun: (report) => metrics.jobRan(report),
     shutdownGraceMs: 10_000,
     currentRoles: currentRolesOf(auth),
   });
@@ -120,21 +119,15 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     slack,
   }).catch(async (error: unknown) => {
     await slack?.approvals.close();
-    await intake.worker.close();
     await opened.close();
     throw error;
   });
-  const retention =
-    env.OPSPILOT_RETENTION_DAYS === undefined
-      ? undefined
-      : schedulePrune({ storage: opened.storage, retentionDays: env.OPSPILOT_RETENTION_DAYS, logger });
+  opened.start();
   return {
     url: server.url,
     close: async () => {
-      retention?.stop();
       await server.close();
       await slack?.approvals.close();
-      await intake.worker.close();
       await opened.close();
     },
   };

@@ -5,6 +5,7 @@ import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RecordsSummary } from "../contracts/records.js";
 import type { RecordsPage, RecordsQuery } from "./records/records-page.js";
 import type { Pruner } from "./retention/prune.js";
+import type { JobClaimStore } from "./jobs/types.js";
 
 /** A write call's journal entry (design §2.6). */
 export interface JournalEntry {
@@ -235,6 +236,8 @@ export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStor
   readonly messageQueue: MessageQueueStore;
   /** When waiting pauses expire (`approvals.expiresAfter`), on the same connection. */
   readonly pauseDeadlines: PauseDeadlineStore;
+  /** Which process runs each background job's due time (`service/jobs`), on the same connection. */
+  readonly jobClaims: JobClaimStore;
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;

@@ -168,6 +168,7 @@ describe("approvals that expire", { timeout: 60_000 }, () => {
     cleanup.push(after);
     const server = await startServer({ runtime: after.runtime, host: "127.0.0.1", port: 0, tools: after.registry });
     cleanup.push(server);
+    after.start();
     await untilIdle(after, threadId);
     expect(await afterPause(after, threadId, pause)).toEqual({
       types: EXPIRY_EVENTS,
@@ -193,7 +194,12 @@ describe("approvals that expire", { timeout: 60_000 }, () => {
       cleanup.push({ close: async () => rmSync(directory, { recursive: true, force: true }) });
       const open = async (name: string) => {
         const env = loadEnv({ DATABASE_URL: cluster.url, OPSPILOT_DB: join(directory, `${name}.sqlite`) });
-        const app = await openApp({ env, model: new DemoChatModel(), config: CONFIG });
+        const app = await openApp({
+          env,
+          model: new DemoChatModel(),
+          config: CONFIG,
+          sweepMs: { "approval-expiry": 20 },
+        });
         cleanup.push(app);
         return app;
       };
@@ -201,8 +207,8 @@ describe("approvals that expire", { timeout: 60_000 }, () => {
       const threadId = await a.runtime.createThread(local);
       const pause = pauseOf(await collectEvents(await a.runtime.startRun({ threadId, message: RESTART, user: local })));
       // Both sweep often, so both see the deadline come due together.
-      a.runtime.serveApprovalExpiry({ sweepMs: 20 });
-      b.runtime.serveApprovalExpiry({ sweepMs: 20 });
+      a.start();
+      b.start();
       await untilIdle(a, threadId);
       // The deadline went with the expiry: no sweep of either process can act on it again.
       expect(await a.storage.pauseDeadlines.dueDeadlines(Date.now(), 10)).toEqual([]);

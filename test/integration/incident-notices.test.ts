@@ -102,8 +102,9 @@ describe("incident notices", { timeout: 30_000 }, () => {
       currentRoles: currentRolesOf(auth),
       logger,
       onIncidentAnswer: (report) => void answers.push(report),
+      sweepMs: { incidents: 100 },
     });
-    intake = startAlertIntake(app, logger, 100);
+    intake = startAlertIntake(app, logger);
     server = await startServer({
       runtime: app.runtime,
       auth,
@@ -113,6 +114,7 @@ describe("incident notices", { timeout: 30_000 }, () => {
       rateLimitPerMinute: 0,
       alerts: intake.alerts,
     });
+    app.start();
     operator = new ApiClient(server.url, "operator-token");
   });
   afterAll(async () => {

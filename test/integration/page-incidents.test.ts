@@ -28,9 +28,10 @@ async function startIntakeServer(directory: string) {
     }),
     tools: () => testTools(),
     currentRoles: currentRolesOf(auth),
+    sweepMs: { incidents: 100 },
   });
   const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
-  const intake: RunningIntake = startAlertIntake(app, logger, 100);
+  const intake: RunningIntake = startAlertIntake(app, logger);
   const server = await startServer({
     runtime: app.runtime,
     auth,
@@ -40,6 +41,7 @@ async function startIntakeServer(directory: string) {
     rateLimitPerMinute: 0,
     alerts: intake.alerts,
   });
+  app.start();
   return {
     url: server.url,
     intake,

@@ -1,6 +1,6 @@
 import type { App } from "../../app/assemble.js";
 import { runbookSections, type IncidentBriefing } from "../../service/incidents/briefing.js";
-import { createIncidentWorker, type IncidentWorker } from "../../service/incidents/worker.js";
+import type { IncidentWorker } from "../../service/incidents/worker.js";
 import { createIncidents } from "../../service/incidents/incidents.js";
 import type { Logger } from "../../service/observability/logger.js";
 import { pastConclusions, pastIncidentsText } from "../../service/incidents/past-incidents.js";
@@ -10,25 +10,19 @@ import type { AlertIntake } from "./routes.js";
 export interface RunningIntake {
   /** What `createServer` mounts. */
   alerts: AlertIntake;
+  /** The app's incident worker (its `incidents` job sweeps while the app is started). */
   worker: IncidentWorker;
 }
 
 /**
  * Starts alert intake on an app: investigations run as `OPSPILOT_ALERT_USER`, Alertmanager's token
  * is `OPSPILOT_ALERT_TOKEN` and PagerDuty's signing secret `OPSPILOT_PAGERDUTY_SECRET` (each route is
- * off without its own). The worker first recovers what a dead process left; close it before the app.
+ * off without its own). The app's incident worker runs them: its `incidents` job first recovers what
+ * a dead process left, then retries what busy threads held back, once the app is started.
  */
-export function startAlertIntake(app: App, logger: Logger, sweepMs?: number): RunningIntake {
+export function startAlertIntake(app: App, logger: Logger): RunningIntake {
   const user = app.env.OPSPILOT_ALERT_USER;
-  const worker = createIncidentWorker({
-    runtime: app.runtime,
-    storage: app.storage,
-    graph: app.graph,
-    user,
-    logger,
-    sweepMs,
-  });
-  void worker.kick();
+  const worker = app.incidentWorker;
   const incidents = createIncidents({
     storage: app.storage,
     worker,

@@ -5,20 +5,25 @@ import type { Logger } from "../observability/logger.js";
 import { PauseNotDueError } from "./expiry-plan.js";
 import type { ApprovalExpiredNotice } from "./expiry-notice.js";
 
-/** How often a serving process looks for pauses whose approvals expired. */
+/** How often the `approval-expiry` job looks for pauses whose approvals expired. */
 export const EXPIRY_SWEEP_MS = 1_000;
 
 /** Deadlines one pass looks at, earliest first; the rest wait for the next pass. */
 const DUE_PER_PASS = 50;
 
-/** What the sweep needs from the runtime. */
-export interface ApprovalExpiryDeps {
-  store: PauseDeadlineStore;
+/** What the sweep asks of the runtime: the one thing it cannot do itself. */
+export interface PauseExpirer {
   /**
    * Expires the deadline's pause under the thread's lease and goes on with its run: its events
    * and the notice to send, or the runtime's refusal (busy, stale, not due) thrown.
    */
   expire(deadline: PauseDeadline): Promise<{ events: AsyncIterable<StreamEvent>; notice: ApprovalExpiredNotice }>;
+}
+
+/** What the sweep needs. */
+export interface ApprovalExpiryDeps {
+  store: PauseDeadlineStore;
+  expirer: PauseExpirer;
   /** Told of each pause this process expired (the expiry notice); must return at once. */
   onExpired?: (notice: ApprovalExpiredNotice) => void;
   logger: Logger;
@@ -29,12 +34,10 @@ export interface ApprovalExpiryDeps {
 /** What became of one due deadline in a pass. */
 export type SweepOutcome = "expired" | "busy" | "stale" | "not_due" | "failed";
 
-/** Expires waiting pauses whose time is up, from any process that serves; `close` before the runtime closes. */
+/** Expires waiting pauses whose time is up (the `approval-expiry` job sweeps); `close` before the runtime closes. */
 export interface ApprovalExpiry {
   /** One pass over the due deadlines (passes never overlap); what became of each, in order. */
   sweep(): Promise<SweepOutcome[]>;
-  /** Sweeps every `sweepMs` from now on (idempotent). */
-  serve(sweepMs?: number): void;
   /** Stops sweeping and waits for the pass under way. */
   close(): Promise<void>;
 }
@@ -51,7 +54,6 @@ export function createApprovalExpiry(deps: ApprovalExpiryDeps): ApprovalExpiry {
   const now = deps.now ?? Date.now;
   const runs = new Set<Promise<void>>();
   let pass: Promise<SweepOutcome[]> = Promise.resolve([]);
-  let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
   /** Reads the continued run to its end in the background, as nobody waits for its stream. */
@@ -66,7 +68,7 @@ export function createApprovalExpiry(deps: ApprovalExpiryDeps): ApprovalExpiry {
 
   async function expireOne(deadline: PauseDeadline): Promise<SweepOutcome> {
     try {
-      const { events, notice } = await deps.expire(deadline);
+      const { events, notice } = await deps.expirer.expire(deadline);
       follow(events);
       await store.forgetDeadline(deadline.threadId, deadline.interruptId);
       notify(notice);
@@ -103,23 +105,15 @@ export function createApprovalExpiry(deps: ApprovalExpiryDeps): ApprovalExpiry {
 
   function sweep(): Promise<SweepOutcome[]> {
     const next = pass.then(sweepOnce, sweepOnce);
-    pass = next.catch((error: unknown) => {
-      logger.error("the expiry sweep failed", error);
-      return [];
-    });
+    // A failed pass is the caller's to report (the engine logs and counts it); the next goes on.
+    pass = next.catch(() => []);
     return next;
   }
 
   return {
     sweep,
-    serve(sweepMs = EXPIRY_SWEEP_MS) {
-      if (timer || closed) return;
-      timer = setInterval(() => void sweep().catch(() => undefined), sweepMs);
-      timer.unref();
-    },
     async close() {
       closed = true;
-      if (timer) clearInterval(timer);
       // The runs it started are the runtime's like any other: its close lets them finish or cancels them.
       await pass;
     },

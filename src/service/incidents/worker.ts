@@ -19,14 +19,14 @@ export interface IncidentWorkerOptions {
   /** Who the investigations run as. */
   user: RunUser;
   logger: Logger;
-  /** Interval of the sweep that retries messages a busy or paused thread held back (5 s by default). */
-  sweepMs?: number;
 }
 
 /** Delivers waiting incident messages; `kick` after queueing one, `close` before the runtime closes. */
 export interface IncidentWorker {
-  /** Delivers what waits now (and, the first time, recovers runs a dead process left unfinished). */
+  /** Delivers what waits now (and, the first time, recovers runs a dead process left unfinished); failures are logged. */
   kick(): Promise<void>;
+  /** The same pass for the `incidents` job, which retries what busy or paused threads held back; rejects when it failed. */
+  sweep(): Promise<void>;
   /** Resolves once every run this worker started has ended. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -121,16 +121,20 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
     }
   }
 
-  function kick(): Promise<void> {
-    pass = pass.then(sweep).catch((error: unknown) => logger.error("incident sweep failed", error));
-    return pass;
+  /** Passes never overlap; a failed one is the caller's to report, and the next pass goes on. */
+  function queuePass(): Promise<void> {
+    const next = pass.then(sweep);
+    pass = next.catch(() => undefined);
+    return next;
   }
 
-  const timer = setInterval(() => void kick(), options.sweepMs ?? 5_000);
-  timer.unref();
+  function kick(): Promise<void> {
+    return queuePass().catch((error: unknown) => logger.error("incident sweep failed", error));
+  }
 
   return {
     kick,
+    sweep: queuePass,
     async idle() {
       while (runs.size > 0) {
         await Promise.all([...runs]);
@@ -139,7 +143,6 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
     },
     async close() {
       closed = true;
-      clearInterval(timer);
       await pass;
     },
   };

@@ -1,16 +1,14 @@
 import type { Pruner, PruneReport } from "../../storage/retention/prune.js";
-import type { Logger } from "../observability/logger.js";
+import type { JobDefinition } from "./job.js";
 
-/** A day in milliseconds: how often the server prunes, and the unit of retention. */
+/** A day in milliseconds: how often the retention job prunes, and the unit of retention. */
 export const DAY_MS = 86_400_000;
 
-/** What `schedulePrune` runs. */
-export interface PruneSchedule {
+/** What the retention job prunes. */
+export interface RetentionJobOptions {
   storage: Pruner;
   /** Days of history kept (`OPSPILOT_RETENTION_DAYS`). */
   retentionDays: number;
-  /** Receives a failed prune; the next one tries again. */
-  logger: Logger;
   /** Sees each finished prune (tests, logs). */
   onPruned?: (report: PruneReport) => void;
   /** Time between prunes (a day by default). */
@@ -18,28 +16,19 @@ export interface PruneSchedule {
 }
 
 /**
- * Prunes now and then once per interval. The timer is unref'd, so it never keeps a stopping
- * process alive, and a prune still running when the next is due is not started twice.
+ * The `retention` job: prunes history older than `retentionDays`, once per UTC day (by default),
+ * and at start when no process pruned yet that day. A failed prune is the engine's to log and
+ * count; the next day's tries again.
  */
-export function schedulePrune(schedule: PruneSchedule): { stop(): void } {
-  let running = false;
-  const pruneNow = () => {
-    if (running) return;
-    running = true;
-    schedule.storage
-      .prune(Date.now() - schedule.retentionDays * DAY_MS)
-      .then(
-        (report) => schedule.onPruned?.(report),
-        (error: unknown) => schedule.logger.error("pruning old history failed", error),
-      )
-      .finally(() => {
-        running = false;
-      });
+export function retentionJob(options: RetentionJobOptions): JobDefinition {
+  return {
+    name: "retention",
+    schedule: { kind: "every", ms: options.everyMs ?? DAY_MS, atStart: true },
+    async run() {
+      const report = await options.storage.prune(Date.now() - options.retentionDays * DAY_MS);
+      options.onPruned?.(report);
+    },
   };
-  pruneNow();
-  const timer = setInterval(pruneNow, schedule.everyMs ?? DAY_MS);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 /** Parses `--older-than` values: `30d`, `12h`, `90m` (days, hours, minutes). */

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { RunEvent } from "../../contracts/events.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { JobRunReport } from "../jobs/job.js";
 
 /** What the metrics read from the process at each scrape. */
 export interface ScrapedSources {
@@ -84,6 +85,16 @@ export class RunMetrics {
     "Requests refused because their user spent a daily quota, by quota",
     ["quota"],
   );
+  private readonly jobRuns = this.counter(
+    "opspilot_job_runs_total",
+    "Background job runs this process made, by job and outcome (ok or failed)",
+    ["job", "outcome"],
+  );
+  private readonly jobFailures = this.counter(
+    "opspilot_job_failures_total",
+    "Background job runs that failed (logged with the error), by job",
+    ["job"],
+  );
   private readonly sources: ScrapedSources = {};
 
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -121,6 +132,12 @@ export class RunMetrics {
   /** What the MCP and pause gauges read at each scrape. */
   watch(sources: ScrapedSources): void {
     Object.assign(this.sources, sources);
+  }
+
+  /** Counts a background job's run (the engine reports each one, of every job). */
+  jobRan(report: JobRunReport): void {
+    this.jobRuns.inc({ job: report.job, outcome: report.outcome });
+    if (report.outcome === "failed") this.jobFailures.inc({ job: report.job });
   }
 
   /** Counts a request refused by a daily quota. */

@@ -16,14 +16,19 @@ export type Delivery =
   /** Its run was refused (a quota, a role it no longer holds): it will not run. */
   | { kind: "refused"; error: OpsPilotError };
 
-/** What the queue needs from the runtime. */
+/** What the queue asks of the runtime: the one thing it cannot do itself. */
+export interface QueuedRuns {
+  /** Starts the message's run under the thread's lease, with its id (throws the runtime's refusals). */
+  startQueued(message: QueuedMessage): Promise<AsyncIterable<StreamEvent>>;
+}
+
+/** What the queue needs. */
 export interface MessageQueueDeps {
   store: MessageQueueStore;
   /** Reads a thread's messages, to tell which queued ones it took already. */
   graph: OpsPilotGraph;
   logger: Logger;
-  /** Starts the message's run under the thread's lease, with its id (throws the runtime's refusals). */
-  start(message: QueuedMessage): Promise<AsyncIterable<StreamEvent>>;
+  runs: QueuedRuns;
 }
 
 /** Durable per-thread queues of messages sent with `enqueue` or `interrupt`, delivered in order, each once. */
@@ -38,8 +43,10 @@ export interface MessageQueue {
   deliverOwn(message: QueuedMessage): Promise<Delivery>;
   /** Looks for the thread's next message (after a run here ends); only while serving. */
   kick(threadId: string): void;
-  /** Delivers every thread's waiting messages from now on: at once, after each run here, and every `sweepMs`. */
-  serve(sweepMs: number): void;
+  /** Delivers every thread's waiting messages from now on: at once, and after each run here. */
+  serve(): void;
+  /** One pass over every thread's waiting messages (the `queue` job); rejects when the pass failed. */
+  sweep(): Promise<void>;
   /** Stops delivering and waits for the pass under way. */
   close(): Promise<void>;
 }
@@ -50,6 +57,7 @@ export interface MessageQueue {
  * that id yet; so whichever process (sharing the database) delivers it, it runs exactly once,
  * and one that dies before its input was saved leaves it waiting. Only a serving process (the
  * HTTP server) delivers other senders' messages; any process delivers its own (`deliverOwn`).
+ * The app's `queue` job sweeps on its clock for what a process that died left waiting.
  */
 export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
   const { store, logger } = deps;
@@ -58,7 +66,6 @@ export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
   let pass: Promise<void> = Promise.resolve();
   let serving = false;
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
 
   async function presentIds(threadId: string): Promise<Set<string>> {
     const snapshot = await deps.graph.getState({ configurable: { thread_id: threadId } });
@@ -80,7 +87,7 @@ export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
 
   async function attempt(message: QueuedMessage): Promise<Delivery> {
     try {
-      return { kind: "started", events: await deps.start(message) };
+      return { kind: "started", events: await deps.runs.startQueued(message) };
     } catch (error) {
       if (error instanceof MessageAlreadyPostedError) {
         await store.finishQueuedMessage(message.messageId, {});
@@ -143,11 +150,16 @@ export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
     if (serving && !closed) queuePass(() => drain(threadId));
   }
 
-  function sweep(): void {
-    if (closed) return;
-    queuePass(async () => {
-      for (const threadId of await store.queuedThreads()) await drain(threadId);
-    });
+  async function sweepOnce(): Promise<void> {
+    for (const threadId of await store.queuedThreads()) await drain(threadId);
+  }
+
+  /** Passes never overlap; a failed one is the caller's to report, and the next pass goes on. */
+  function sweep(): Promise<void> {
+    if (closed) return Promise.resolve();
+    const next = pass.then(sweepOnce);
+    pass = next.catch(() => undefined);
+    return next;
   }
 
   return {
@@ -166,16 +178,14 @@ export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
       return next?.messageId === message.messageId ? attempt(message) : { kind: "waiting" };
     },
     kick,
-    serve(sweepMs) {
+    serve() {
       if (serving || closed) return;
       serving = true;
-      sweep();
-      timer = setInterval(sweep, sweepMs);
-      timer.unref();
+      sweep().catch((error: unknown) => logger.error("queued message not delivered", error));
     },
+    sweep,
     async close() {
       closed = true;
-      if (timer) clearInterval(timer);
       await pass;
     },
   };

@@ -42,9 +42,6 @@ import {
   type ExpiryChoice,
 } from "../approvals/expiry-plan.js";
 
-/** How often a serving process looks for queued messages a process that died (or another one) left waiting. */
-const QUEUE_SWEEP_MS = 5_000;
-
 /** The runtime the CLI, the HTTP API and tests drive opspilot through. */
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { graph, storage, cancellations } = deps;
@@ -188,17 +185,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     store: storage.pauseDeadlines,
     logger,
     onExpired: deps.onApprovalExpired,
-    async expire(deadline) {
-      let planned: Extract<ExpiryChoice, { kind: "expire" }> | undefined;
-      const events = await launch({
-        threadId: deadline.threadId,
-        user: continuingUser(deadline, deps.currentRoles),
-        entry: "continue",
-        expiring: true,
-        use: "expire",
-        plan: planExpiry({ deadline, now: Date.now, onExpire: (choice) => (planned = choice) }),
-      });
-      return { events, notice: expiryNotice(deadline.threadId, planned!) };
+    expirer: {
+      async expire(deadline) {
+        let planned: Extract<ExpiryChoice, { kind: "expire" }> | undefined;
+        const events = await launch({
+          threadId: deadline.threadId,
+          user: continuingUser(deadline, deps.currentRoles),
+          entry: "continue",
+          expiring: true,
+          use: "expire",
+          plan: planExpiry({ deadline, now: Date.now, onExpire: (choice) => (planned = choice) }),
+        });
+        return { events, notice: expiryNotice(deadline.threadId, planned!) };
+      },
     },
   });
 
@@ -206,7 +205,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     store: storage.messageQueue,
     graph,
     logger,
-    start: (message) => runtime.startRun(queuedRunRequest(message)),
+    runs: { startQueued: (message) => runtime.startRun(queuedRunRequest(message)) },
   });
 
   /** A queued message's run, as its sender; refused when the sender no longer holds the role it was sent with. */
@@ -275,9 +274,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return awaitQueued(posting, { ...request, userId: request.user.id });
     },
 
-    serveQueue: () => queue.serve(QUEUE_SWEEP_MS),
+    serveQueue: () => queue.serve(),
 
-    serveApprovalExpiry: (options) => expiry.serve(options?.sweepMs),
+    sweepQueue: () => queue.sweep(),
+
+    sweepApprovalExpiry: async () => void (await expiry.sweep()),
 
     async resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>> {
       return launch({

@@ -167,13 +167,12 @@ export interface Runtime {
     user: RunUser;
     signal?: AbortSignal;
   }): Promise<AsyncIterable<StreamEvent> | undefined>;
-  /** Delivers every sender's queued messages from this process (the HTTP server does; idempotent). */
+  /** Delivers every sender's queued messages from this process, at once and after each run here (the HTTP server does; idempotent). */
   serveQueue(): void;
-  /**
-   * Expires, from this process, every pause whose approvals are past their `expiresAt` (the HTTP
-   * server does; idempotent): a sweep every `sweepMs` (1000 by default).
-   */
-  serveApprovalExpiry(options?: { sweepMs?: number }): void;
+  /** One pass over every thread's queued messages (the app's `queue` job); rejects when the pass failed. */
+  sweepQueue(): Promise<void>;
+  /** One pass expiring the pauses whose approvals are past their `expiresAt` (the app's `approval-expiry` job). */
+  sweepApprovalExpiry(): Promise<void>;
   /** Resumes a paused thread. */
   resumeRun(request: ResumeRunRequest): Promise<AsyncIterable<StreamEvent>>;
   /** Finishes a run whose process died mid-step, from its last checkpoint (writes stay at most once). */

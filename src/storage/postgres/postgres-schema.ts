@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
 
 /**
  * Tables opspilot keeps in the same PostgreSQL database as LangGraph's checkpoints: the
@@ -79,6 +80,7 @@ CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
   thread_id TEXT PRIMARY KEY, interrupt_id TEXT NOT NULL, expires_at BIGINT NOT NULL, user_id TEXT NOT NULL,
   role TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
+${JOB_CLAIMS_TABLE}
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

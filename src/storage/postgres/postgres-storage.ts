@@ -1,3 +1,5 @@
+import { postgresJobClaims } from "../jobs/postgres-job-claims.js";
+import type { JobClaimStore } from "../jobs/types.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "../records/summary.js";
 import {
   DECISION_COLUMNS,
@@ -213,6 +215,9 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   /** When waiting pauses expire, on the same connection. */
   readonly pauseDeadlines: PauseDeadlineStore = postgresPauseDeadlines(this.pool);
+
+  /** Which process runs each background job's due time, shared by every process on the database. */
+  readonly jobClaims: JobClaimStore = postgresJobClaims(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
 
 /** Incidents: an alert group has one per episode (firing until resolved), so (source, group_key) repeats. */
 const INCIDENTS_TABLE = `CREATE TABLE IF NOT EXISTS opspilot_incidents (
@@ -71,6 +72,7 @@ CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
   thread_id TEXT PRIMARY KEY, interrupt_id TEXT NOT NULL, expires_at INTEGER NOT NULL, user_id TEXT NOT NULL,
   role TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
+${JOB_CLAIMS_TABLE}
 `;
 
 /** Columns added after their table first shipped, in the order they were added (new tables declare them last). */

@@ -1,3 +1,5 @@
+import { sqliteJobClaims } from "../jobs/sqlite-job-claims.js";
+import type { JobClaimStore } from "../jobs/types.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "../records/summary.js";
 import {
   readRecordsPage,
@@ -173,6 +175,9 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** When waiting pauses expire, on the same connection. */
   readonly pauseDeadlines: PauseDeadlineStore = sqlitePauseDeadlines(this.statements);
+
+  /** Which process runs each background job's due time, in the same file. */
+  readonly jobClaims: JobClaimStore = sqliteJobClaims(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.

@@ -224,21 +224,23 @@ describe("the sweep's choice", () => {
       },
       logger: quiet,
       onExpired: (notice) => notices.push(notice.threadId),
-      async expire(deadline) {
-        if (deadline.threadId === "t1") throw new ThreadBusyError("t1");
-        if (deadline.threadId === "t2") throw new NotPausedError("t2");
-        return {
-          events: (async function* () {})(),
-          notice: {
-            type: "approval_expired",
-            threadId: "t3",
-            runId: "r",
-            interruptId: "i",
-            expiresAt: "",
-            tools: [],
-            messages: [],
-          },
-        };
+      expirer: {
+        async expire(deadline) {
+          if (deadline.threadId === "t1") throw new ThreadBusyError("t1");
+          if (deadline.threadId === "t2") throw new NotPausedError("t2");
+          return {
+            events: (async function* () {})(),
+            notice: {
+              type: "approval_expired",
+              threadId: "t3",
+              runId: "r",
+              interruptId: "i",
+              expiresAt: "",
+              tools: [],
+              messages: [],
+            },
+          };
+        },
       },
     });
     expect(await sweep.sweep()).toEqual(["busy", "stale", "expired"]);
@@ -287,9 +289,10 @@ describe("an expired approval in the loop", () => {
         role: "operator",
       },
     ]);
-    harness.runtime.serveApprovalExpiry({ sweepMs: 10 });
+    const jobs = harness.serveApprovalExpiry(10);
     while ((await harness.runtime.getThread(paused.threadId, harness.user)).status !== "idle")
       await new Promise((resolve) => setTimeout(resolve, 10));
+    await jobs.stop();
 
     const state = await harness.state(paused.threadId);
     expect(shape(state.messages)).toEqual(["human", "ai:write_high", "tool:write_high:approval_expired", "ai"]);

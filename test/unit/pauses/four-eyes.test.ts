@@ -182,11 +182,12 @@ describe("four eyes: approvals.required and distinctFromRequester", () => {
     const second = await pauseOf(harness, threadId, REQUESTER);
     expect(second.interruptId).not.toBe(first.interruptId);
     expect(second.expiresAt).toBe(first.expiresAt);
-    harness.runtime.serveApprovalExpiry({ sweepMs: 10 });
+    const jobs = harness.serveApprovalExpiry(10);
     for (let tries = 0; (await harness.runtime.getThread(threadId, REQUESTER)).status !== "idle"; tries++) {
       expect(tries).toBeLessThan(300);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    await jobs.stop();
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(first.expiresAt!));
     expect(writes).toEqual([]);
     expect(shape((await harness.state(threadId)).messages)).toEqual([

@@ -1,0 +1,55 @@
+import type { OpsPilotGraph } from "../agent/graph.js";
+import type { Env } from "../config/env.js";
+import { createIncidentWorker, type IncidentWorker } from "../service/incidents/worker.js";
+import type { JobRunReport } from "../service/jobs/job.js";
+import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
+import { retentionJob } from "../service/jobs/retention.js";
+import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
+import type { Logger } from "../service/observability/logger.js";
+import type { Runtime } from "../service/runtime/runtime.js";
+import type { Storage } from "../storage/types.js";
+
+/** The names of the app's sweeps, whose intervals tests may shorten. */
+export type SweepName = "incidents" | "queue" | "approval-expiry";
+
+/** What the app's background work is built from. */
+export interface BackgroundParts {
+  env: Env;
+  runtime: Runtime;
+  graph: OpsPilotGraph;
+  storage: Storage;
+  logger: Logger;
+  /** Shorter sweep intervals (tests); the defaults otherwise. */
+  sweepMs?: Partial<Record<SweepName, number>>;
+  /** Told of every job run (the job metrics). */
+  onJobRun?: (report: JobRunReport) => void;
+}
+
+/** The app's background work: the one engine, and the incident worker alert intake queues to. */
+export interface Background {
+  jobs: JobEngine;
+  incidentWorker: IncidentWorker;
+}
+
+/**
+ * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`, and
+ * `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
+ */
+export function createBackground(parts: BackgroundParts): Background {
+  const { env, runtime, storage, logger, sweepMs = {} } = parts;
+  const jobs = createJobEngine({ claims: storage.jobClaims, logger, onRun: parts.onJobRun });
+  // Investigations run as OPSPILOT_ALERT_USER, whichever process took the alert in.
+  const incidentWorker = createIncidentWorker({
+    runtime,
+    storage,
+    graph: parts.graph,
+    user: env.OPSPILOT_ALERT_USER,
+    logger,
+  });
+  jobs.register(incidentJob(incidentWorker, sweepMs.incidents));
+  jobs.register(queueJob(runtime, sweepMs.queue));
+  jobs.register(approvalExpiryJob(runtime, sweepMs["approval-expiry"]));
+  if (env.OPSPILOT_RETENTION_DAYS !== undefined)
+    jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
+  return { jobs, incidentWorker };
+}

@@ -1,0 +1,34 @@
+import { Cron } from "croner";
+import type { JobSchedule } from "./job.js";
+
+/** The due times of one schedule. */
+export interface DueTimes {
+  /** The first due time for an engine starting at `now` (may be in the past: the period under way). */
+  first(now: number): number | undefined;
+  /** The first due time after `after`, or undefined when there is none. */
+  next(after: number): number | undefined;
+}
+
+/** The due times of `schedule`; throws on a cron expression or time zone croner refuses. */
+export function dueTimes(schedule: JobSchedule): DueTimes {
+  switch (schedule.kind) {
+    case "every": {
+      const { ms } = schedule;
+      if (!(ms > 0)) throw new Error(`a job's interval must be positive, not ${ms}`);
+      const next = (after: number) => (Math.floor(after / ms) + 1) * ms;
+      return { first: (now) => (schedule.atStart ? Math.floor(now / ms) * ms : next(now)), next };
+    }
+    case "cron": {
+      // No callback: croner only computes the times, it starts no timer of its own.
+      const cron = new Cron(schedule.expression, { timezone: schedule.timezone, paused: true });
+      const next = (after: number) => cron.nextRun(new Date(after))?.getTime();
+      return { first: next, next };
+    }
+    case "at":
+      return { first: () => schedule.at, next: () => undefined };
+    default: {
+      const _exhaustive: never = schedule;
+      return _exhaustive;
+    }
+  }
+}
