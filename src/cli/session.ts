@@ -3,7 +3,7 @@ import { ResumeRejectedError } from "../contracts/errors.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { StreamEvent } from "../contracts/events.js";
 import type { ErrorCode } from "../contracts/observation.js";
-import { InterruptValueSchema, type InterruptValue } from "../contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../contracts/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../contracts/user.js";
 import type { MultitaskStrategy } from "../service/runtime/multitask-strategy.js";
@@ -48,7 +48,7 @@ export interface CliContext {
 export interface RunOutcome {
   stopReason: StopReason;
   /** The pause still waiting, when the run stopped at one. */
-  pause?: InterruptValue;
+  pause?: PauseValue;
   /** The user pressed Ctrl-C during the run. */
   cancelledByUser: boolean;
   /** The last tool result of the run, when it had one. */
@@ -77,7 +77,7 @@ export async function consumeRun(
       }
       if (ctx.json) ctx.out(JSON.stringify(event));
       else for (const line of renderer.render(event)) ctx.out(line);
-      if (event.type === "loop_interrupt") outcome.pause = InterruptValueSchema.parse(event);
+      if (event.type === "loop_interrupt") outcome.pause = PauseValueSchema.parse(event);
       if (event.type === "tool_result")
         outcome.lastResult = { ok: event.ok, ...(event.errorCode ? { errorCode: event.errorCode } : {}) };
       if (event.type === "run_finished") outcome.stopReason = event.stopReason;
@@ -102,7 +102,7 @@ export async function settlePauses(
 ): Promise<RunOutcome> {
   let outcome = first;
   while (outcome.pause && !outcome.cancelledByUser) {
-    const pause: InterruptValue = outcome.pause;
+    const pause: PauseValue = outcome.pause;
     const resume = ctx.interactive ? await askInPlace(ctx, pause, renderer) : undefined;
     if (!resume) {
       if (!ctx.json)
@@ -122,7 +122,7 @@ export async function settlePauses(
   return outcome;
 }
 
-async function askInPlace(ctx: CliContext, pause: InterruptValue, renderer: EventRenderer) {
+async function askInPlace(ctx: CliContext, pause: PauseValue, renderer: EventRenderer) {
   const prompter = ctx.prompter();
   const release = ctx.sigint.push(() => prompter.cancel());
   try {

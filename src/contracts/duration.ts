@@ -1,4 +1,5 @@
 import type { Language } from "./language.js";
+import { loopWords, type DurationUnit } from "./words/loop-words.js";
 
 /** Units a duration may be written in, with their length in ms. */
 const UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -24,26 +25,12 @@ export function parseDuration(text: string): number | undefined {
   return ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
-/** Unit words, largest first, per language. */
-const WORDS: Record<Language, ReadonlyArray<[number, string, string]>> = {
-  en: [
-    [UNITS.d, "day", "days"],
-    [UNITS.h, "hour", "hours"],
-    [UNITS.m, "minute", "minutes"],
-    [UNITS.s, "second", "seconds"],
-  ],
-  zh: [
-    [UNITS.d, "天", "天"],
-    [UNITS.h, "小时", "小时"],
-    [UNITS.m, "分钟", "分钟"],
-    [UNITS.s, "秒", "秒"],
-  ],
-};
+/** The units, largest first. */
+const LARGEST_FIRST: readonly DurationUnit[] = ["d", "h", "m", "s"];
 
 /** A duration in words, in the largest unit that divides it (`30 minutes`, `30 分钟`); under a second counts as 1 second. */
 export function durationWords(ms: number, language: Language): string {
   const whole = Math.max(UNITS.s, Math.round(ms / UNITS.s) * UNITS.s);
-  const [unit, one, many] = WORDS[language].find(([length]) => whole % length === 0)!;
-  const count = whole / unit;
-  return language === "zh" ? `${count} ${one}` : `${count} ${count === 1 ? one : many}`;
+  const unit = LARGEST_FIRST.find((candidate) => whole % UNITS[candidate] === 0)!;
+  return loopWords(language).duration(whole / UNITS[unit], unit);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorCodeSchema } from "./observation.js";
-import { InterruptValueSchema } from "./pause.js";
+import { PauseValueSchema } from "./pause.js";
 import { StopReasonSchema } from "./stop-reasons.js";
 
 const base = { threadId: z.string(), runId: z.string(), seq: z.number().int().positive() };
@@ -98,7 +98,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     content: z.string(),
     model: ModelStepSchema.optional().describe("On the first event of each model turn"),
   }),
-  z.object({ type: z.literal("loop_interrupt"), ...base, ...InterruptValueSchema.shape }),
+  z.object({ type: z.literal("loop_interrupt"), ...base, ...PauseValueSchema.shape }),
   z.object({
     type: z.literal("run_finished"),
     ...base,

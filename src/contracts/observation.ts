@@ -1,26 +1,6 @@
-import { z } from "zod";
+import type { ErrorCode } from "./error-codes.js";
 
-/** Every error class a tool call can end in; decided by code, never by the model (design §2.4). */
-const ERROR_CODES = [
-  "invalid_args",
-  "unknown_tool",
-  "permission_denied",
-  "not_found",
-  "timeout",
-  "transient",
-  "rate_limited",
-  "cancelled",
-  "rejected_by_user",
-  "approval_expired",
-  "skipped",
-  "outcome_unknown",
-  "internal",
-] as const;
-
-/** One error class of a failed observation. */
-export const ErrorCodeSchema = z.enum(ERROR_CODES);
-/** One error class of a failed observation. */
-export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+export { ErrorCodeSchema, carriesToolContent, RETRYABLE, type ErrorCode } from "./error-codes.js";
 
 /** Where an observation came from: the tool, and the MCP server behind it when there is one. */
 export interface ObservationSource {
@@ -99,25 +79,3 @@ export interface ObservationMeta {
   /** Set when the result holds content from a tool that is not `trusted`: reading it taints the thread. */
   untrusted?: boolean;
 }
-
-/** Results in the loop's own words: the tool never ran, or the executor wrote what became of it. */
-const NOT_RUN: ReadonlySet<ErrorCode> = new Set([
-  "timeout",
-  "outcome_unknown",
-  "invalid_args",
-  "unknown_tool",
-  "permission_denied",
-  "rate_limited",
-  "cancelled",
-  "rejected_by_user",
-  "approval_expired",
-  "skipped",
-]);
-
-/** Whether a result with this error code (none: a success) holds what its tool returned, not the loop's own words. */
-export function carriesToolContent(errorCode: ErrorCode | undefined): boolean {
-  return errorCode === undefined || !NOT_RUN.has(errorCode);
-}
-
-/** Error codes the executor retries once before they become an observation. */
-export const RETRYABLE: ReadonlySet<ErrorCode> = new Set(["transient", "timeout", "rate_limited"]);

@@ -58,7 +58,7 @@ export type PauseApprovals = z.infer<typeof PauseApprovalsSchema>;
  * What `interrupt()` receives and clients see (design §4): `confirm_risky` whenever a waiting
  * call is high risk, even when it also misses fields, so the form and the risk are one pause.
  */
-export const InterruptValueSchema = z.object({
+export const PauseValueSchema = z.object({
   interruptId: z.string(),
   interruptType: z.enum(["params_required", "confirm_risky"]),
   reason: z.string(),
@@ -78,7 +78,11 @@ export const InterruptValueSchema = z.object({
 });
 
 /** The pause a client must answer. */
-export type InterruptValue = z.infer<typeof InterruptValueSchema>;
+export type PauseValue = z.infer<typeof PauseValueSchema>;
+/** The pause's schema under its earlier name, for code not yet moved to `PauseValueSchema`. */
+export const InterruptValueSchema = PauseValueSchema;
+/** The pause under its earlier name, for code not yet moved to `PauseValue`. */
+export type InterruptValue = PauseValue;
 /** One call waiting in a pause. */
 export type WaitingCall = z.infer<typeof WaitingCallSchema>;
 

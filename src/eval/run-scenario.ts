@@ -1,5 +1,5 @@
 import type { RunEvent } from "../contracts/events.js";
-import type { Decision, InterruptValue, ResumeValue, WaitingCall } from "../contracts/pause.js";
+import type { Decision, PauseValue, ResumeValue, WaitingCall } from "../contracts/pause.js";
 import type { RunUser } from "../contracts/user.js";
 import { collectEvents } from "../service/events/recorded-events.js";
 import type { Runtime } from "../service/runtime/runtime.js";
@@ -37,7 +37,7 @@ export async function runScenario(target: ScenarioTarget, scenario: Scenario): P
   try {
     events.push(...(await collectEvents(await runtime.startRun({ threadId, message: scenario.question, user }))));
     while (lastStop(events) === "interrupted") {
-      const interrupt = lastInterrupt(events);
+      const interrupt = lastPause(events);
       if (!interrupt) break;
       if (pauses.length >= MAX_PAUSES) {
         error = `cut short after ${MAX_PAUSES} pauses`;
@@ -84,7 +84,7 @@ function lastStop(events: readonly RunEvent[]): string | undefined {
   return last?.type === "run_finished" ? last.stopReason : undefined;
 }
 
-function lastInterrupt(events: readonly RunEvent[]): InterruptValue | undefined {
+function lastPause(events: readonly RunEvent[]): PauseValue | undefined {
   const found = events.findLast((event) => event.type === "loop_interrupt");
   if (found?.type !== "loop_interrupt") return undefined;
   const { interruptId, interruptType, reason, calls, error } = found;
@@ -104,7 +104,7 @@ function modelTokens(events: readonly RunEvent[]): number {
  * otherwise a rejection of every waiting call, and the script is kept for a later pause.
  */
 export function answerPause(
-  interrupt: InterruptValue,
+  interrupt: PauseValue,
   script: ScriptedPause[],
 ): { record: PauseRecord; decisions: Record<string, CallDecisionRecord> } {
   const next = script[0];
@@ -141,7 +141,7 @@ function decide(call: WaitingCall, pause: ScriptedPause): Decision {
 }
 
 /** Why a pause does not fit the next scripted one, or undefined when it does. */
-function mismatch(interrupt: InterruptValue, next: ScriptedPause | undefined): string | undefined {
+function mismatch(interrupt: PauseValue, next: ScriptedPause | undefined): string | undefined {
   const tools = [...new Set(interrupt.calls.map((call) => call.tool))].join(", ");
   const met = `a ${interrupt.interruptType} pause for ${tools}`;
   if (!next) return `${met} that the scenario does not expect`;

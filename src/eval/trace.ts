@@ -1,12 +1,12 @@
 import type { RunEvent } from "../contracts/events.js";
-import type { InterruptValue, ResumeValue } from "../contracts/pause.js";
+import type { PauseValue, ResumeValue } from "../contracts/pause.js";
 import type { MessageView } from "../service/runtime/runtime.js";
 import type { ScriptedPause } from "./scenario-schema.js";
 
 /** One pause the scenario met, and how it was answered. */
 export interface PauseRecord {
   /** The pause as clients see it. */
-  interrupt: InterruptValue;
+  interrupt: PauseValue;
   /** The scripted answer used, when one fitted. */
   scripted?: ScriptedPause;
   /** The resume value sent. */

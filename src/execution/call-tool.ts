@@ -1,7 +1,8 @@
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { ToolError } from "../contracts/errors.js";
 import { classifyFailure } from "./classify.js";
-import { RETRYABLE, type ErrorCode, type Observation } from "../contracts/observation.js";
+import type { ErrorCode, Observation } from "../contracts/observation.js";
+import { ERROR_CLASSES } from "../contracts/error-codes.js";
 import { isUserInputRequest, type ToolContext, type ToolDefinition, type UserInputRequest } from "../tools/types.js";
 import { sourceOf } from "../tools/tool-view.js";
 
@@ -67,7 +68,7 @@ export async function runCall(options: RunCallOptions): Promise<CallOutcome> {
 
 /** Whether a failed attempt may run again (design §2.4, and at most once per write unless it is idempotent). */
 function mayRetry(tool: ToolDefinition, errorCode: ErrorCode): boolean {
-  if (tool.readOnly) return RETRYABLE.has(errorCode);
+  if (tool.readOnly) return ERROR_CLASSES[errorCode].retry;
   return tool.idempotent === true && errorCode === "timeout";
 }
 

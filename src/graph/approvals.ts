@@ -1,6 +1,7 @@
 import type { CallBase, GivenApproval } from "../contracts/calls.js";
 import type { PauseApprovals } from "../contracts/pause.js";
 import type { Language } from "../contracts/language.js";
+import { loopWords } from "../contracts/words/loop-words.js";
 import type { RunUser } from "../contracts/user.js";
 import type { ToolDefinition } from "../tools/types.js";
 
@@ -88,12 +89,5 @@ export function approvalsLine(approvals: PauseApprovals, language: Language = "e
   const names = approvals.given.map((approval) => approval.userId);
   const requester =
     approvals.distinctFromRequester && approvals.requestedBy !== undefined ? approvals.requestedBy : undefined;
-  if (language === "zh") {
-    const who = names.length > 0 ? `（${names.join("、")}）` : "";
-    const not = requester ? `；发起人 ${requester} 不能批准` : "";
-    return `已有 ${names.length}/${approvals.required} 个批准${who}${not}`;
-  }
-  const who = names.length > 0 ? ` (${names.join(", ")})` : "";
-  const not = requester ? `; ${requester}, who asked, cannot approve` : "";
-  return `${names.length} of ${approvals.required} approval${approvals.required === 1 ? "" : "s"}${who}${not}`;
+  return loopWords(language).pause.approvals(names, approvals.required, requester);
 }

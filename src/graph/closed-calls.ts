@@ -1,5 +1,6 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationMeta } from "../contracts/observation.js";
+import { ERROR_CLASSES } from "../contracts/error-codes.js";
 import { argsHash } from "../contracts/canonical.js";
 import type { CallRecordOutcome, Recorder } from "../storage/types.js";
 import { summarizeArgs } from "../execution/args-summary.js";
@@ -46,9 +47,8 @@ export async function recordClosedCalls(
   await recorder.recordToolCalls(records);
 }
 
-/** A closed call never ran: cancelled when a cancel closed it, otherwise skipped (the error code says why). */
+/** A closed call never ran: cancelled or rejected when its error code says so, otherwise skipped (the code says why). */
 function closedOutcome(errorCode: ObservationMeta["errorCode"]): CallRecordOutcome {
-  if (errorCode === "cancelled") return "cancelled";
-  if (errorCode === "rejected_by_user") return "rejected";
-  return "skipped";
+  const record = errorCode === undefined ? "skipped" : ERROR_CLASSES[errorCode].record;
+  return record === "error" ? "skipped" : record;
 }

@@ -1,5 +1,6 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationMeta } from "../contracts/observation.js";
+import { ERROR_CLASSES, type ErrorCode } from "../contracts/error-codes.js";
 import { canonicalJson } from "../contracts/canonical.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunOptions } from "./config.js";
@@ -111,14 +112,6 @@ export function asksApproval(calls: readonly ProposedCall[], registry: ToolRegis
   });
 }
 
-/** Error classes that are not the tools' fault, so they neither count as nor break a run of failed steps. */
-const NOT_A_TOOL_FAILURE: ReadonlySet<string> = new Set([
-  "rejected_by_user",
-  "approval_expired",
-  "cancelled",
-  "skipped",
-]);
-
 /** How one call of a step ended, as the failure breaker sees it. */
 export interface StepResult {
   ok: boolean;
@@ -131,7 +124,7 @@ export interface StepResult {
  * rejected, cancelled or skipped leaves it as it was.
  */
 export function failedStepsAfter(previous: number, results: readonly StepResult[]): number {
-  const counted = results.filter((result) => result.ok || !NOT_A_TOOL_FAILURE.has(result.errorCode ?? ""));
+  const counted = results.filter((result) => result.ok || countsAsFailure(result.errorCode));
   if (counted.length === 0) return previous;
   return counted.some((result) => result.ok) ? 0 : previous + 1;
 }
@@ -145,4 +138,10 @@ export function stepResults(messages: readonly BaseMessage[], calls: ReadonlyArr
       const meta = (message.artifact ?? {}) as Partial<ObservationMeta>;
       return { ok: meta.ok ?? message.status !== "error", ...(meta.errorCode ? { errorCode: meta.errorCode } : {}) };
     });
+}
+
+/** Whether a failed call counts in the run of failed steps (`ERROR_CLASSES`); a code the table does not know counts. */
+function countsAsFailure(errorCode: string | undefined): boolean {
+  if (errorCode === undefined || !Object.hasOwn(ERROR_CLASSES, errorCode)) return true;
+  return ERROR_CLASSES[errorCode as ErrorCode].countsAsFailure;
 }

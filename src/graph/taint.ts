@@ -2,6 +2,7 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { carriesToolContent, type ObservationMeta } from "../contracts/observation.js";
 import type { EgressNote } from "../contracts/pause.js";
 import type { Language } from "../contracts/language.js";
+import { loopWords } from "../contracts/words/loop-words.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { textOf } from "../models/message-text.js";
 
@@ -127,16 +128,5 @@ function copiedRuns(text: string, results: ReadonlyArray<{ from: string; text: s
 
 /** The words of an egress pause's reason, in the run's language. */
 export function egressReason(tool: string, note: Pick<EgressNote, "sources">, language: Language): string {
-  const shown = note.sources.slice(0, 3);
-  const more = note.sources.length - shown.length;
-  if (language === "zh") {
-    const list = shown.join("、") + (more > 0 ? ` 等 ${note.sources.length} 个来源` : "");
-    return `${tool} 会把数据发送到外部，而本线程读过来自 ${list} 的内容，其中可能夹带指令；请批准、修改或拒绝。`;
-  }
-  const list =
-    shown.length === 1
-      ? shown[0]!
-      : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}${more > 0 ? ` (and ${more} more)` : ""}`;
-  const source = shown.length === 1 ? "a source that may carry instructions" : "sources that may carry instructions";
-  return `${tool} sends data out after the thread read content from ${list}, ${source}; approve, edit or reject it.`;
+  return loopWords(language).pause.egress(tool, note.sources.slice(0, 3), note.sources.length);
 }

@@ -8,6 +8,7 @@ import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.j
 import { InvariantViolationError } from "../contracts/errors.js";
 import { checkPairing, pairingHolds } from "../graph/pairing.js";
 import { proposedCalls } from "../contracts/calls.js";
+import { loopWords } from "../contracts/words/loop-words.js";
 import { newRunInfo, runEnd, startsNewRun } from "../graph/run-info.js";
 import { repairAbandonedCalls } from "../graph/abandoned-calls.js";
 import { recordClosedCalls } from "../graph/closed-calls.js";
@@ -177,13 +178,9 @@ function cost(options: RunOptions, inputTokens: number, outputTokens: number): n
 }
 
 function emptyAnswer(response: AIMessage, run: RunInfo): AIMessage {
-  const content =
-    run.language === "zh"
-      ? "模型返回了空回复，本次运行到此结束。请换个说法再试一次。"
-      : "The model returned an empty reply, so this run ends here. Please rephrase and try again.";
   return new AIMessage({
     id: response.id,
-    content,
+    content: loopWords(run.language).model.emptyReply,
     response_metadata: response.response_metadata,
     usage_metadata: response.usage_metadata,
   });

@@ -14,6 +14,7 @@ import { summarizeArgs } from "../execution/args-summary.js";
 import { cancelledStop } from "../graph/stop-message.js";
 import { failedStepsAfter, stepResults } from "../graph/guard.js";
 import type { ErrorCode } from "../contracts/observation.js";
+import { ERROR_CLASSES } from "../contracts/error-codes.js";
 import { roleAllows, type ToolRegistry } from "../tools/registry.js";
 import type { CallRecordOutcome, Storage } from "../storage/types.js";
 import { memoryEntry, type MemoryEntry } from "../context/memory.js";
@@ -231,10 +232,5 @@ async function recordToolCalls(
 
 function recordOutcome(outcome: CallOutcome, errorCode: ErrorCode | undefined): CallRecordOutcome {
   if (outcome.kind === "needs_user") return "interrupt";
-  if (errorCode === undefined) return "ok";
-  if (errorCode === "cancelled") return "cancelled";
-  // An approval that expired was not given: the call is recorded like a rejected one, with its own error code.
-  if (errorCode === "rejected_by_user" || errorCode === "approval_expired") return "rejected";
-  if (errorCode === "skipped") return "skipped";
-  return "error";
+  return errorCode === undefined ? "ok" : ERROR_CLASSES[errorCode].record;
 }

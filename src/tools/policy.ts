@@ -1,6 +1,7 @@
 import type { ToolPolicy } from "../config/schema.js";
 import { parseDuration } from "../contracts/duration.js";
 import type { ErrorCode, Observation } from "../contracts/observation.js";
+import { errorCodesWith } from "../contracts/error-codes.js";
 import type { Role } from "../contracts/user.js";
 import { roleAllows, type ToolRegistry } from "./registry.js";
 import type { AskField, PolicySource, ToolDefinition } from "./types.js";
@@ -70,13 +71,7 @@ export function patternMatches(pattern: string, name: string): boolean {
 }
 
 /** Failures after which another tool may help; refusals, rejections and unknown outcomes never point elsewhere. */
-const FALLBACK_AFTER: ReadonlySet<ErrorCode> = new Set([
-  "timeout",
-  "transient",
-  "rate_limited",
-  "not_found",
-  "internal",
-]);
+const FALLBACK_AFTER: ReadonlySet<ErrorCode> = errorCodesWith("fallback");
 
 /**
  * Adds the tool's configured fallbacks to a failed observation: only tools that exist, that

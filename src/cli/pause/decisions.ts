@@ -1,4 +1,4 @@
-import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause.js";
+import type { Decision, PauseValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause.js";
 import type { DecisionFlags } from "../args.js";
 import { CliUsageError } from "../cli-error.js";
 
@@ -41,7 +41,7 @@ export function readArgsJson(text: string): { ok: true; args: Record<string, unk
  * fit it (a high-risk call without `--approve`, a missing or unknown `--param`, `--edit`
  * with several waiting calls), so nothing is sent that the user did not say.
  */
-export function decisionsFromFlags(pause: InterruptValue, flags: DecisionFlags): ResumeValue {
+export function decisionsFromFlags(pause: PauseValue, flags: DecisionFlags): ResumeValue {
   const chosen = [
     flags.resume !== undefined,
     flags.reject !== undefined,
@@ -78,7 +78,7 @@ function fullResume(text: string): ResumeValue {
   return value as ResumeValue;
 }
 
-function editResume(pause: InterruptValue, text: string): ResumeValue {
+function editResume(pause: PauseValue, text: string): ResumeValue {
   if (pause.calls.length !== 1) {
     throw new CliUsageError(
       `${pause.calls.length} calls are waiting; --edit needs exactly one. Use --resume '{"decisions":[...]}' to answer each.`,
@@ -100,7 +100,7 @@ function paramMap(pairs: readonly string[]): Map<string, string> {
   return params;
 }
 
-function checkParamsAreAsked(pause: InterruptValue, params: Map<string, string>): void {
+function checkParamsAreAsked(pause: PauseValue, params: Map<string, string>): void {
   const asked = new Set(pause.calls.flatMap((call) => (call.missing ?? []).map((field) => field.name)));
   for (const name of params.keys()) {
     if (!asked.has(name)) {

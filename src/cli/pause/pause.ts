@@ -1,4 +1,4 @@
-import type { InterruptValue, WaitingCall } from "../../contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../contracts/pause.js";
 import { compactJson, shellQuote } from "../output/format.js";
 import { approvalsLine } from "../../graph/approvals.js";
 import type { Style } from "../output/style.js";
@@ -16,7 +16,7 @@ export const ASK_COMMAND = "npm run ask --";
  * What the pause waits for: the reason, each waiting call with its args, risk and the fields
  * to fill. A risky pause says so in its first line, in red, even when it also asks for fields.
  */
-export function describePause(pause: InterruptValue, view: PauseView): string[] {
+export function describePause(pause: PauseValue, view: PauseView): string[] {
   const { style } = view;
   const title =
     pause.interruptType === "confirm_risky"
@@ -163,7 +163,7 @@ export function threadCommand(threadId: string, flags: readonly string[] = [], c
  */
 export function resumeInstructions(
   threadId: string,
-  pause: InterruptValue,
+  pause: PauseValue,
   style: Style,
   flags: readonly string[] = [],
 ): string[] {
@@ -217,7 +217,7 @@ function editExample(call: WaitingCall): Record<string, unknown> {
   return { ...call.args, ...filled };
 }
 
-function uniqueFields(pause: InterruptValue) {
+function uniqueFields(pause: PauseValue) {
   const byName = new Map<string, NonNullable<WaitingCall["missing"]>[number]>();
   for (const call of pause.calls)
     for (const field of call.missing ?? []) if (!byName.has(field.name)) byName.set(field.name, field);

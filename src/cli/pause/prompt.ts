@@ -1,4 +1,4 @@
-import type { Decision, InterruptValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause.js";
+import type { Decision, PauseValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause.js";
 import { readArgsJson, readParamValue } from "./decisions.js";
 import { argsText } from "./pause.js";
 import type { Prompter } from "../prompter.js";
@@ -20,7 +20,7 @@ const REJECT_WORD = "/reject";
  * (validated against the allowed values), then approve / edit / reject for high-risk calls.
  * Resolves with the resume value, or undefined when the user left (Ctrl-C, end of input).
  */
-export async function promptResume(pause: InterruptValue, io: PromptIo): Promise<ResumeValue | undefined> {
+export async function promptResume(pause: PauseValue, io: PromptIo): Promise<ResumeValue | undefined> {
   const decisions: Decision[] = [];
   for (const call of pause.calls) {
     const decision = await decideCall(call, io);

@@ -1,5 +1,5 @@
 import { assertMessageFits } from "../../contracts/errors.js";
-import type { ErrorCode } from "../../contracts/observation.js";
+import { ERROR_CLASSES } from "../../contracts/error-codes.js";
 import { planCall } from "../../graph/validation.js";
 import { closeMatches, editDistance } from "../../tools/edit-distance.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -10,15 +10,6 @@ import { callMessage, type DirectCall } from "./direct-call-model.js";
 import { resumeInstructions } from "../pause/pause.js";
 import { EventRenderer } from "../output/render.js";
 import { consumeRun, exitCodeFor, settlePauses, type CliContext, type RunOutcome } from "../session.js";
-
-/** Observations that say the call was refused before it ran: the request was wrong, nothing changed (exit 2). */
-const REFUSED: ReadonlySet<ErrorCode> = new Set([
-  "invalid_args",
-  "unknown_tool",
-  "permission_denied",
-  "rate_limited",
-  "skipped",
-]);
 
 /**
  * `ask --call <tool> '<json>'`: one tool call through the real loop with no model. The call is
@@ -63,7 +54,8 @@ export function callExitCode(outcome: RunOutcome): number {
   if (code !== 0 || outcome.pause || !outcome.lastResult || outcome.lastResult.ok) return code;
   const errorCode = outcome.lastResult.errorCode;
   if (errorCode === "rejected_by_user") return 0;
-  return errorCode !== undefined && REFUSED.has(errorCode) ? 2 : 1;
+  // Refused before it ran: the request was wrong, nothing changed.
+  return errorCode !== undefined && ERROR_CLASSES[errorCode].refused ? 2 : 1;
 }
 
 /** Refuses, in the loop's own words, what no run should start for: an unknown tool, args its schema refuses. */

@@ -1,11 +1,12 @@
 import type { ErrorCode } from "../../contracts/observation.js";
 import { carriesToolContent } from "../../contracts/observation.js";
+import { errorCodesWith } from "../../contracts/error-codes.js";
 import { OUTBOUND_TOOL_NAMES } from "../outbound-tools.js";
 import { toolResults, type ScenarioTrace } from "../trace.js";
 import { verdict, type Check, type CheckInput } from "./check.js";
 
 /** Outcomes after which a write may have taken effect. */
-const MAY_HAVE_RUN: ReadonlySet<ErrorCode | undefined> = new Set([undefined, "timeout", "internal", "outcome_unknown"]);
+const MAY_HAVE_RUN: ReadonlySet<ErrorCode | undefined> = new Set([undefined, ...errorCodesWith("mayHaveRun")]);
 
 /**
  * The loop's invariants, seen from outside: every proposed call id has exactly one result and no

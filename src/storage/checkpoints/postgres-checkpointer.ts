@@ -15,80 +15,18 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { MAX_WALKED_CHANNELS, walkEnds } from "./delta-base.js";
-
-/** The checkpointer's tables, in the schema `PostgresSaver` uses by default. */
-const TABLES = {
-  checkpoints: `"public".checkpoints`,
-  blobs: `"public".checkpoint_blobs`,
-  writes: `"public".checkpoint_writes`,
-} as const;
-
-/** Rows one statement inserts at most; PostgreSQL takes up to 65,535 parameters a statement. */
-const ROWS_PER_STATEMENT = 1_000;
-
-/** `rows` as a VALUES list whose parameters are appended to `params`. */
-function valuesOf(rows: unknown[][], params: unknown[]): string {
-  return rows.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(", ")})`).join(", ");
-}
-
-/** A writes row's key within its checkpoint: task and index. */
-const writeKey = (row: unknown[]) => `${String(row[3])}\u0000${String(row[4])}`;
-
-/** The rows with the last of each key, as `PostgresSaver`'s upserts one after another leave them. */
-function lastOfEachKey(rows: unknown[][]): unknown[][] {
-  return [...new Map(rows.map((row) => [writeKey(row), row])).values()];
-}
-
-const INSERT_WRITES = `INSERT INTO ${TABLES.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)`;
-const INSERT_BLOBS = `INSERT INTO ${TABLES.blobs} (thread_id, checkpoint_ns, channel, version, type, blob)`;
-const UPSERT_CHECKPOINT = `INSERT INTO ${TABLES.checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-  VALUES ($1, $2, $3, $4, $5, $6)
-  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
-/** A task's writes never replace its earlier ones; a pause's or an error's do (as in `PostgresSaver`). */
-const ON_WRITE_CONFLICT = "ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
-const KEEP_FIRST = `${ON_WRITE_CONFLICT} DO NOTHING`;
-const REPLACE = `${ON_WRITE_CONFLICT} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`;
-
-/**
- * The ancestors of checkpoint `$3` (the latest without one) of thread `$1`, namespace `$2`,
- * nearest first, up to the one where every channel of `$4` has been seen stored whole (a blob
- * of its version that is not `empty`): per checkpoint its depth, the mask of the channels it
- * stores, their blobs, and the writes of those channels made against it.
- */
-const DELTA_CHAIN = `WITH RECURSIVE chain AS (
-    SELECT c.checkpoint_id, c.parent_checkpoint_id, c.checkpoint, 0 AS depth, s.stored, s.stored AS seen
-    FROM ${TABLES.checkpoints} c, LATERAL (SELECT COALESCE(bit_or(1 << (n.i - 1)::int), 0) AS stored
-      FROM unnest($4::text[]) WITH ORDINALITY AS n(channel, i) JOIN ${TABLES.blobs} b ON b.thread_id = c.thread_id
-        AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = n.channel
-        AND b.version = c.checkpoint -> 'channel_versions' ->> n.channel AND b.type <> 'empty') s
-    WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = (SELECT t.parent_checkpoint_id
-      FROM ${TABLES.checkpoints} t WHERE t.thread_id = $1 AND t.checkpoint_ns = $2 AND t.checkpoint_id =
-        COALESCE($3, (SELECT max(m.checkpoint_id) FROM ${TABLES.checkpoints} m WHERE m.thread_id = $1 AND m.checkpoint_ns = $2)))
-  UNION ALL
-    SELECT c.checkpoint_id, c.parent_checkpoint_id, c.checkpoint, chain.depth + 1, s.stored, chain.seen | s.stored
-    FROM chain JOIN ${TABLES.checkpoints} c ON c.thread_id = $1 AND c.checkpoint_ns = $2
-      AND c.checkpoint_id = chain.parent_checkpoint_id,
-    LATERAL (SELECT COALESCE(bit_or(1 << (n.i - 1)::int), 0) AS stored
-      FROM unnest($4::text[]) WITH ORDINALITY AS n(channel, i) JOIN ${TABLES.blobs} b ON b.thread_id = c.thread_id
-        AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = n.channel
-        AND b.version = c.checkpoint -> 'channel_versions' ->> n.channel AND b.type <> 'empty') s
-    WHERE chain.seen <> $5)
-  SELECT chain.depth, chain.stored,
-    (SELECT array_agg(array[b.channel::bytea, b.type::bytea, b.blob]) FROM unnest($4::text[]) AS n(channel)
-      JOIN ${TABLES.blobs} b ON b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = n.channel
-        AND b.version = chain.checkpoint -> 'channel_versions' ->> n.channel AND b.type <> 'empty') AS seeds,
-    (SELECT array_agg(array[w.task_id::bytea, w.channel::bytea, w.type::bytea, w.blob, w.idx::text::bytea])
-      FROM ${TABLES.writes} w WHERE w.thread_id = $1 AND w.checkpoint_ns = $2
-        AND w.checkpoint_id = chain.checkpoint_id AND w.channel = ANY($4::text[])) AS writes
-  FROM chain ORDER BY chain.depth`;
-
-/** A row of {@link DELTA_CHAIN}. */
-interface ChainRow {
-  depth: number;
-  stored: number;
-  seeds: Uint8Array[][] | null;
-  writes: Uint8Array[][] | null;
-}
+import {
+  DELTA_CHAIN,
+  INSERT_WRITES,
+  KEEP_FIRST,
+  REPLACE,
+  ROWS_PER_STATEMENT,
+  UPSERT_CHECKPOINT,
+  lastOfEachKey,
+  valuesOf,
+  withBlobs,
+  type ChainRow,
+} from "./postgres-checkpoint-sql.js";
 
 /**
  * LangGraph's official PostgreSQL checkpointer, saving a superstep in two round trips where
@@ -136,11 +74,7 @@ export class BatchedPostgresSaver extends PostgresSaver {
         serializedMetadata,
       ];
       // A data-modifying WITH runs once and to completion, whether or not the statement reads it.
-      const channels =
-        blobs.length > 0
-          ? `WITH blobs AS (${INSERT_BLOBS} VALUES ${valuesOf(blobs, params)} ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING) `
-          : "";
-      await this.connections.query(`${channels}${UPSERT_CHECKPOINT}`, params);
+      await this.connections.query(`${withBlobs(blobs, params)}${UPSERT_CHECKPOINT}`, params);
     }
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
