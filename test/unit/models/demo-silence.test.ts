@@ -3,7 +3,12 @@ import { readAlert } from "../../../src/demo/model/incident/alert-text.js";
 import { chineseNumber, durationMinutes } from "../../../src/demo/model/incident/duration.js";
 import { detectIntent } from "../../../src/demo/model/intent.js";
 import { inIncident } from "../../../src/demo/model/incident/incident-intent.js";
-import { durationText, readSilenceRequest, silenceComment, silenceMatchers } from "../../../src/demo/model/incident/silence.js";
+import {
+  durationText,
+  readSilenceRequest,
+  silenceComment,
+  silenceMatchers,
+} from "../../../src/demo/model/incident/silence.js";
 
 const ALERT = [
   "Alertmanager alert PaymentHighErrorRate is firing since 2026-12-01T19:36:44Z (1 firing alert(s) in the group).",
