@@ -12,7 +12,7 @@ import {
   ThreadPausedError,
   ThreadUnfinishedError,
 } from "../../contracts/errors.js";
-import { applyResume, pendingInterrupt, threadStanding } from "../../graph/pause.js";
+import { checkResume, pendingInterrupt, threadStanding } from "../../graph/pause.js";
 import { startsNewRun } from "../../graph/run-info.js";
 
 /** What a run starts from: its id and the graph input (a new message, a resume, or nothing to continue). */
@@ -46,6 +46,7 @@ export function planStart(threadId: string, message: string): Planner {
 /**
  * A resume continues the paused run when the answer fits the pause and the answering user
  * (and, where known, the owner's current roles) may run what it approves (design §4, §2.9).
+ * The answer is only checked here, so a refusal changes nothing; `review_calls` applies it.
  */
 export function planResume(options: {
   threadId: string;
@@ -60,7 +61,7 @@ export function planResume(options: {
     // On a shared thread, the answering user's own current roles stand in for an owner's.
     const ownerId = thread.owner ?? options.user.id;
     const ownerRoles = options.currentRoles?.(ownerId);
-    const outcome = applyResume(state.batch, options.resume, {
+    const outcome = checkResume(state.batch, options.resume, {
       registry: options.registry,
       answerer: options.user,
       ...(ownerRoles ? { owner: { id: ownerId, roles: ownerRoles } } : {}),
