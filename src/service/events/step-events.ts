@@ -78,21 +78,9 @@ function messageEvents(message: BaseMessage, turn: ModelTurn | undefined, viewAr
   const view = toMessageView(message, viewArgs);
   if (!view || view.role === "user") return [];
   if (view.role === "tool") {
-    const { callId, tool, ok, errorCode, summary, durationMs, args, decision, untrusted } = view;
-    return [
-      {
-        type: "tool_result",
-        callId,
-        tool,
-        ok,
-        ...(errorCode ? { errorCode } : {}),
-        summary,
-        durationMs,
-        ...(args ? { args } : {}),
-        ...(decision ? { decision } : {}),
-        ...(untrusted ? { untrusted } : {}),
-      },
-    ];
+    // The view's fields are the event's, in the event's order; only the message's own are left out.
+    const { id: _id, role: _role, content: _content, ...result } = view;
+    return [{ type: "tool_result", ...result }];
   }
   const events: RunEventBody[] = [];
   if (view.content.trim().length > 0)
