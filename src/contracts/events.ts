@@ -121,6 +121,9 @@ export type RunEventBody = RunEvent extends infer E
     : never
   : never;
 
+/** The body of one kind of event. */
+export type EventBodyOf<Type extends RunEventBody["type"]> = Extract<RunEventBody, { type: Type }>;
+
 /**
  * A fragment of the answer the model is writing, sent live while the model streams.
  * Deltas are not recorded and carry no `seq`: `GET /events?after=` never replays them,

@@ -7,6 +7,7 @@ import type { PlannedCall } from "../contracts/calls.js";
 import { applyMemoryUpdate, emptyMemory, type MemoryUpdate, type WorkingMemory } from "../context/memory.js";
 import { foldedChannel, messagesChannel, threadMessagesReducer } from "./delta-state.js";
 import type { BaseMessage } from "@langchain/core/messages";
+import type { ModelStep } from "../contracts/events.js";
 
 /** Bookkeeping of the current run; reset when a new user message starts a run. */
 export interface RunInfo {
@@ -56,6 +57,12 @@ export interface StopInfo {
   detail: string;
 }
 
+/** The figures of the latest model turn, and the reply they belong to (its events carry them as `model`). */
+export interface ModelTurn extends ModelStep {
+  /** Id of the assistant message the turn wrote. */
+  messageId: string;
+}
+
 const latest = <T>(_value: T, write: T) => write;
 const lastValue = <T>(initial: () => T) => Annotation<T>({ reducer: latest, default: initial });
 
@@ -87,6 +94,11 @@ export function agentState(options: { delta?: boolean } = {}) {
     batch: channel<Batch | null, Batch | null>(latest, () => null),
     /** Set when the run stops on a limit, a cancel or an error. */
     stop: lastValue<StopInfo | null>(() => null),
+    /**
+     * The latest model turn's figures (latency, tokens, cost, retries), for the events of its
+     * reply; absent in checkpoints written before it, whose replies carried them in `response_metadata`.
+     */
+    turn: lastValue<ModelTurn | null>(() => null),
     /** Working memory: a compact entry per finished call, merged when it outgrows its share of the window (design §2.10). */
     memory: channel<WorkingMemory, MemoryUpdate>(applyMemoryUpdate, emptyMemory),
   });

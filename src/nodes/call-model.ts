@@ -4,7 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { readRunOptions, type RunOptions } from "../graph/config.js";
 import { SYSTEM_PROMPT, withUnavailableTools } from "../graph/prompt.js";
-import type { AgentStateType, AgentStateUpdate, RunInfo } from "../graph/state.js";
+import type { AgentStateType, AgentStateUpdate, ModelTurn, RunInfo } from "../graph/state.js";
 import { InvariantViolationError } from "../contracts/errors.js";
 import { checkPairing, pairingHolds } from "../graph/pairing.js";
 import { proposedCalls } from "../contracts/calls.js";
@@ -139,10 +139,15 @@ export function makeCallModel(deps: CallModelDeps) {
       tokens: run.tokens + inputTokens + outputTokens,
       costUsd: run.costUsd + stepCostUsd,
     };
-    // Read back by the stream adapter, so each step's latency, tokens and cost reach the events and metrics.
-    response.response_metadata = {
-      ...response.response_metadata,
-      opspilot: { step, latencyMs, costUsd: stepCostUsd, ...(retries > 0 ? { retries } : {}) },
+    // The step's figures reach the events (and through them the metrics) from this channel, beside the reply.
+    const turn: ModelTurn = {
+      messageId: response.id!,
+      step,
+      latencyMs,
+      inputTokens,
+      outputTokens,
+      costUsd: stepCostUsd,
+      ...(retries > 0 ? { retries } : {}),
     };
     await deps.recorder.recordStep({
       runId: run.runId,
@@ -153,13 +158,19 @@ export function makeCallModel(deps: CallModelDeps) {
       toolCalls: calls.length,
       costUsd: stepCostUsd,
     });
-    if (calls.length > 0) return { ...reset, messages: [...repaired, response], run: updated };
+    if (calls.length > 0) return { ...reset, messages: [...repaired, response], run: updated, turn };
     await deps.recorder.recordRunEnd(runEnd(updated, "final_answer"));
     const answer =
       response.content === "" || (Array.isArray(response.content) && response.content.length === 0)
         ? emptyAnswer(response, run)
         : response;
-    return { ...reset, messages: [...repaired, answer], run: updated, stop: { reason: "final_answer", detail: "" } };
+    return {
+      ...reset,
+      messages: [...repaired, answer],
+      run: updated,
+      turn,
+      stop: { reason: "final_answer", detail: "" },
+    };
   };
 }
 

@@ -1,6 +1,6 @@
 import { interrupt } from "@langchain/langgraph";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { applyResume, buildInterrupt, pauseDeadline, waitingCalls } from "../graph/pause.js";
+import { applyResume, buildInterrupt, pauseExpiry, waitingCalls } from "../graph/pause.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -30,7 +30,7 @@ export function makeReviewCalls(deps: { registry: ToolRegistry; recorder: Record
       registry: deps.registry,
       answerer,
       language: run.language,
-      pause: { interruptId: value.interruptId, deadline: pauseDeadline(batch, source) },
+      pause: { interruptId: value.interruptId, deadline: pauseExpiry(batch, source) },
       requestedBy: run.requestedBy,
     });
     if (!outcome.ok) return { batch: { ...batch, refusal: outcome.error } };

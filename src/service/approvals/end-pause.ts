@@ -7,8 +7,8 @@ import { tryLease } from "../runtime/lease.js";
 import { stopWithAnswer } from "../../graph/stop-message.js";
 import { recordClosedCalls } from "../../graph/closed-calls.js";
 import { runEnd } from "../../graph/run-info.js";
-import { pendingInterrupt } from "../../graph/pause.js";
-import { eventsForMessage } from "../events/message-views.js";
+import { runFinished, runStarted, stepEvents } from "../events/step-events.js";
+import { readThread } from "../runtime/read-thread.js";
 import type { ArgsView } from "../events/args-view.js";
 
 /**
@@ -29,9 +29,8 @@ export async function endPause(options: {
   if (!lease) return false;
   try {
     const config = { configurable: { thread_id: threadId } };
-    const snapshot = await graph.getState(config);
-    const state = snapshot.values as AgentStateType;
-    if (!pendingInterrupt(snapshot) || !state.run) return false;
+    const { values: state, pause } = await readThread(graph, threadId);
+    if (!pause || !state.run) return false;
     const run = state.run;
     const stop = {
       reason: "cancelled" as const,
@@ -74,21 +73,19 @@ export async function recordCancelledPause(options: {
 }): Promise<void> {
   const { storage, threadId, run } = options;
   const bodies: RunEventBody[] = [
-    { type: "run_started", resumed: true },
-    ...options.closing.flatMap((message) => eventsForMessage(message, options.viewArgs)),
+    runStarted(true),
+    ...stepEvents({ messageIds: new Set() }, { messages: options.closing }, options.viewArgs),
   ];
   for (const event of await storage.appendEvents(threadId, run.runId, bodies)) options.onEvent?.(event);
   // The run's active time: the wait for the user is not the run's.
   const end = runEnd(run, "cancelled", run.lastActiveAt);
   await storage.recordRunEnd(end);
-  const finished: RunEventBody = {
-    type: "run_finished",
+  const finished = runFinished({
     stopReason: "cancelled",
     steps: run.steps,
     durationMs: end.durationMs,
     paused: true,
-    tokens: run.tokens,
-    costUsd: run.costUsd,
-  };
+    spent: run,
+  });
   for (const event of await storage.appendEvents(threadId, run.runId, [finished])) options.onEvent?.(event);
 }

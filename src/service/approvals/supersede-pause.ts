@@ -1,13 +1,12 @@
-import type { StateSnapshot } from "@langchain/langgraph";
 import type { OpsPilotGraph } from "../../agent/graph.js";
-import type { AgentStateType } from "../../graph/state.js";
 import type { Storage } from "../../storage/types.js";
 import type { RunEvent } from "../../contracts/events.js";
 import type { RunUser } from "../../contracts/user.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../../graph/config.js";
 import { stopWithAnswer } from "../../graph/stop-message.js";
 import { recordClosedCalls } from "../../graph/closed-calls.js";
-import { pendingInterrupt, rejectionMessage, waitingCalls } from "../../graph/pause.js";
+import { rejectionMessage, waitingCalls } from "../../graph/pause.js";
+import type { ThreadSnapshot } from "../runtime/read-thread.js";
 import { toolMessage } from "../../execution/tool-message.js";
 import { recordCancelledPause } from "./end-pause.js";
 import type { ArgsView } from "../events/args-view.js";
@@ -19,7 +18,7 @@ export interface SupersedeOptions {
   storage: Storage;
   threadId: string;
   /** The thread's state, read under the lease the caller holds. */
-  snapshot: StateSnapshot;
+  thread: ThreadSnapshot;
   /** Who sent the new message: the rejections are recorded as their decisions. */
   user: RunUser;
   /** How tool-call args appear in events: validated and masked. */
@@ -34,9 +33,8 @@ export interface SupersedeOptions {
  * `cancelled`, and the run's events are recorded. The model is not asked. False when no pause waits.
  */
 export async function supersedePause(options: SupersedeOptions): Promise<boolean> {
-  const { graph, storage, threadId, snapshot, user } = options;
-  const state = snapshot.values as AgentStateType;
-  const pause = pendingInterrupt(snapshot);
+  const { graph, storage, threadId, thread, user } = options;
+  const { values: state, pause } = thread;
   if (!pause || !state.run) return false;
   const run = state.run;
   const waiting = waitingCalls(state.batch);

@@ -6,8 +6,8 @@ import type { AgentStateType } from "../../graph/state.js";
 import type { Storage } from "../../storage/types.js";
 import type { RunEventBody, StreamEvent } from "../../contracts/events.js";
 import type { EventChannel } from "./event-channel.js";
-import { pendingInterrupt } from "../../graph/pause.js";
-import { eventsForMessage } from "./message-views.js";
+import { runFinished, runStarted, stepEvents } from "./step-events.js";
+import { readThread } from "../runtime/read-thread.js";
 import type { ArgsView } from "./args-view.js";
 import { stopWithAnswer } from "../../graph/stop-message.js";
 import { unansweredCalls } from "../../graph/pairing.js";
@@ -60,10 +60,10 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     channel.push(event);
     return event;
   };
-  const unseen = (messages: BaseMessage[]) => messages.filter((message) => message.id && !seen.has(message.id));
-  // The events of messages, appended together (one round trip on PostgreSQL); true when there were any.
-  const emitAll = async (messages: BaseMessage[]) => {
-    const bodies = messages.flatMap((message) => eventsForMessage(message, options.viewArgs));
+  // The events of a step's change, appended together (one round trip on PostgreSQL); true when there were any.
+  const emitStep = async (after: Parameters<typeof stepEvents>[1]) => {
+    const bodies = stepEvents({ messageIds: seen }, after, options.viewArgs);
+    for (const message of after.messages) if (message.id) seen.add(message.id);
     if (bodies.length > 0) for (const event of await storage.appendEvents(threadId, runId, bodies)) channel.push(event);
     return bodies.length > 0;
   };
@@ -74,11 +74,11 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   // message was lost; one killed after it is recovered from the input.
   const newMessageId = newMessageIdOf(options.input);
   let announcing: Promise<unknown> | undefined;
-  const announceOnce = () => (announcing ??= emit({ type: "run_started", resumed: resuming }));
+  const announceOnce = () => (announcing ??= emit(runStarted(resuming)));
   const announce = async () => {
     if (announcing) return announcing;
     // The wait is best effort: a state that cannot be read is the run's error to report, not this one's.
-    if (newMessageId) await untilCheckpointed(graph, options.config, newMessageId).catch(() => undefined);
+    if (newMessageId) await untilCheckpointed(graph, threadId, newMessageId).catch(() => undefined);
     return announceOnce();
   };
   if (!newMessageId) await announce();
@@ -106,20 +106,17 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       }
       const values = chunk as Partial<AgentStateType>;
       last = INTERRUPT in values ? undefined : values;
-      let emitted = false;
-      const fresh = unseen(values.messages ?? []);
-      for (const message of fresh) seen.add(message.id!);
-      if (await emitAll(fresh)) emitted = true;
       // A model or tool that never waits on I/O would keep the event loop busy until the run
       // ends; yielding lets each step's frames reach the client as it happens.
-      if (emitted) await new Promise((resolve) => setImmediate(resolve));
+      if (await emitStep({ messages: values.messages ?? [], turn: values.turn }))
+        await new Promise((resolve) => setImmediate(resolve));
     }
     await announce();
     // A pause is read back from the saved checkpoint (see pendingInterrupt); a run that stopped streamed its final
     // state, with the stop, once that state's checkpoint was saved (durability "sync").
     const stopped = last?.stop && last.run?.runId === runId;
-    const snapshot = stopped ? undefined : await graph.getState(options.config);
-    const state = (last ?? snapshot!.values) as AgentStateType;
+    const snapshot = stopped ? undefined : await readThread(graph, threadId);
+    const state = last ?? snapshot!.values;
     steps = state.run?.steps ?? 0;
     resumed = resuming || (state.run?.resumed ?? false);
     spent = {
@@ -127,9 +124,10 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       costUsd: state.run?.costUsd ?? 0,
       ...(state.run?.toolCostUnits !== undefined ? { toolCostUnits: state.run.toolCostUnits } : {}),
     };
-    const pause = snapshot && pendingInterrupt(snapshot);
+    const pause = snapshot?.pause;
     if (pause) {
-      const event = await emit({ type: "loop_interrupt", ...pause });
+      const [body] = stepEvents({ messageIds: seen }, { messages: [], pause }, options.viewArgs);
+      const event = await emit(body!);
       if (event.type === "loop_interrupt") notifyPause(options, event);
       stopReason = "interrupted";
     } else stopReason = state.stop?.reason ?? "final_answer";
@@ -138,9 +136,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     // This process is alive: the run is announced so its error answer has a run to belong to.
     if (announcing) await announcing.catch(() => undefined);
     else await announceOnce();
-    const repairs = await recoverFromError(options, error);
-    for (const message of repairs) if (message.id) seen.add(message.id);
-    await emitAll(repairs);
+    await emitStep({ messages: await recoverFromError(options, error) });
   }
   const durationMs = Date.now() - started;
   if (stopReason === "interrupted" || stopReason === "error") {
@@ -154,8 +150,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       .compactThread(threadId)
       .catch((error: unknown) => options.logger.error(`could not compact thread ${threadId}`, error));
   await options.beforeFinish();
-  const figures = spent ? { tokens: spent.tokens, costUsd: spent.costUsd } : {};
-  await emit({ type: "run_finished", stopReason, steps, durationMs, paused: resumed, ...figures });
+  await emit(runFinished({ stopReason, steps, durationMs, paused: resumed, ...(spent ? { spent } : {}) }));
   return stopReason;
 }
 
@@ -165,8 +160,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
  */
 async function recoverFromError(options: DriveOptions, error: unknown): Promise<BaseMessage[]> {
   options.logger.error(`run ${options.runId} on thread ${options.threadId} failed`, error);
-  const snapshot = await options.graph.getState(options.config).catch(() => undefined);
-  const state = snapshot?.values as AgentStateType | undefined;
+  const snapshot = await readThread(options.graph, options.threadId).catch(() => undefined);
+  const state = snapshot?.values;
   const messages = state?.messages ?? [];
   const language = state?.run?.language ?? "en";
   const stop = { reason: "error" as const, detail: language === "zh" ? "运行失败。" : "the run failed." };
@@ -220,12 +215,11 @@ const INPUT_CHECKPOINT_WAIT_MS = 5_000;
  * Waits until the thread's checkpoint holds the message. LangGraph writes the input
  * checkpoint without waiting for it; until it is written, a crash would lose the message.
  */
-async function untilCheckpointed(graph: OpsPilotGraph, config: RunnableConfig, messageId: string): Promise<void> {
+async function untilCheckpointed(graph: OpsPilotGraph, threadId: string, messageId: string): Promise<void> {
   const deadline = Date.now() + INPUT_CHECKPOINT_WAIT_MS;
   for (;;) {
-    const snapshot = await graph.getState(config);
-    const messages = (snapshot.values as Partial<AgentStateType>).messages ?? [];
-    if (messages.some((message) => message.id === messageId) || Date.now() > deadline) return;
+    const { values } = await readThread(graph, threadId);
+    if (values.messages.some((message) => message.id === messageId) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

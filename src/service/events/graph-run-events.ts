@@ -7,7 +7,7 @@ import { InterruptValueSchema } from "../../contracts/pause.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { AgentStateType } from "../../graph/state.js";
 import type { ArgsView } from "./args-view.js";
-import { eventsForMessage } from "./message-views.js";
+import { runFinished, runStarted, stepEvents } from "./step-events.js";
 
 /** A graph run being followed: its root's callback run id is the key. */
 interface FollowedRun {
@@ -79,11 +79,10 @@ export class GraphRunEvents extends GraphCallbackHandler {
     const run = parentRunId === undefined ? undefined : this.runs.get(parentRunId);
     if (!run) return;
     const update = isCommand(outputs) ? outputs.update : outputs;
-    for (const message of messagesOf(update)) {
-      if (!message.id || run.seen.has(message.id)) continue;
-      run.seen.add(message.id);
-      for (const body of eventsForMessage(message, this.viewArgs)) this.tell(run, body);
-    }
+    const messages = messagesOf(update);
+    const turn = (update as Partial<AgentStateType> | undefined)?.turn;
+    for (const body of stepEvents({ messageIds: run.seen }, { messages, turn }, this.viewArgs)) this.tell(run, body);
+    for (const message of messages) if (message.id) run.seen.add(message.id);
   }
 
   override handleChainError(_error: unknown, runId: string): void {
@@ -105,13 +104,14 @@ export class GraphRunEvents extends GraphCallbackHandler {
     const parsed = InterruptValueSchema.safeParse(event.interrupts.at(-1)?.value);
     if (!parsed.success) return;
     run.interrupted = true;
-    this.tell(run, { type: "loop_interrupt", ...parsed.data });
+    for (const body of stepEvents({ messageIds: run.seen }, { messages: [], pause: parsed.data }, this.viewArgs))
+      this.tell(run, body);
   }
 
   private announce(run: FollowedRun): void {
     if (run.announced) return;
     run.announced = true;
-    this.tell(run, { type: "run_started", resumed: run.resumed });
+    this.tell(run, runStarted(run.resumed));
   }
 
   /** The run's end: its final state, or none when it failed (or was cancelled). */
@@ -123,14 +123,16 @@ export class GraphRunEvents extends GraphCallbackHandler {
       : run.interrupted
         ? "interrupted"
         : (state.stop?.reason ?? "final_answer");
-    this.tell(run, {
-      type: "run_finished",
-      stopReason,
-      steps: state?.run?.steps ?? 0,
-      durationMs: Date.now() - run.startedAt,
-      paused: run.resumed,
-      ...(state?.run ? { tokens: state.run.tokens, costUsd: state.run.costUsd } : {}),
-    });
+    this.tell(
+      run,
+      runFinished({
+        stopReason,
+        steps: state?.run?.steps ?? 0,
+        durationMs: Date.now() - run.startedAt,
+        paused: run.resumed,
+        ...(state?.run ? { spent: state.run } : {}),
+      }),
+    );
   }
 
   private tell(run: FollowedRun, body: RunEventBody): void {

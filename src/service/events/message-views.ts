@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageView } from "../runtime/runtime.js";
 import type { ObservationMeta } from "../../contracts/observation.js";
-import type { CallDecisionView, ModelStep, RunEventBody } from "../../contracts/events.js";
+import type { CallDecisionView } from "../../contracts/events.js";
 import { messageText } from "../../graph/run-info.js";
 import type { ArgsView } from "./args-view.js";
 
@@ -90,80 +90,4 @@ function argChanges(before: Record<string, unknown>, after: Record<string, unkno
   }
   for (const [field, value] of Object.entries(before)) if (!(field in after)) changes.push({ field, before: value });
   return changes;
-}
-
-/** The stream events a new message produces (design §6), in order; tool-call args pass through `viewArgs`. */
-export function eventsForMessage(message: BaseMessage, viewArgs: ArgsView): RunEventBody[] {
-  const view = toMessageView(message, viewArgs);
-  if (!view || view.role === "user") return [];
-  if (view.role === "tool") {
-    return [
-      {
-        type: "tool_result",
-        callId: view.callId,
-        tool: view.tool,
-        ok: view.ok,
-        ...(view.errorCode ? { errorCode: view.errorCode } : {}),
-        summary: view.summary,
-        durationMs: view.durationMs,
-        ...(view.args ? { args: view.args } : {}),
-        ...(view.decision ? { decision: view.decision } : {}),
-        ...(view.untrusted ? { untrusted: true as const } : {}),
-      },
-    ];
-  }
-  const events: RunEventBody[] = [];
-  if (view.content.trim().length > 0)
-    events.push({ type: "assistant_message", messageId: view.id, content: view.content });
-  for (const call of view.toolCalls)
-    events.push({ type: "tool_call", callId: call.callId, tool: call.tool, args: call.args });
-  const model = AIMessage.isInstance(message) ? modelStepOf(message) : undefined;
-  // Once per turn, so summing the events' figures never counts a turn twice.
-  if (model && events[0]) events[0] = { ...events[0], model } as RunEventBody;
-  return events;
-}
-
-/** The turn's figures `call_model` left on its reply; undefined on messages it did not produce. */
-function modelStepOf(message: AIMessage): ModelStep | undefined {
-  const meta = message.response_metadata?.opspilot as
-    { step?: number; latencyMs?: number; costUsd?: number; retries?: number } | undefined;
-  if (typeof meta?.step !== "number" || typeof meta.latencyMs !== "number") return undefined;
-  return {
-    step: meta.step,
-    latencyMs: meta.latencyMs,
-    inputTokens: message.usage_metadata?.input_tokens ?? 0,
-    outputTokens: message.usage_metadata?.output_tokens ?? 0,
-    costUsd: meta.costUsd ?? 0,
-    ...(typeof meta.retries === "number" && meta.retries > 0 ? { retries: meta.retries } : {}),
-  };
-}
-
-/** What identifies an event of a message in the log: its kind and the call or message it is about. */
-function eventKey(body: RunEventBody): string | undefined {
-  if (body.type === "tool_call" || body.type === "tool_result") return `${body.type}:${body.callId}`;
-  if (body.type === "assistant_message") return `assistant_message:${body.messageId}`;
-  return undefined;
-}
-
-/**
- * Ids of the thread's messages whose events the log already holds. A checkpoint is saved
- * before the events of its messages are appended, so a process that died between the two
- * left messages with no events; only those of the current run (after the last user message)
- * are looked for, so events pruned from older runs are never sent again.
- */
-export function recordedMessageIds(
-  messages: readonly BaseMessage[],
-  logged: readonly RunEventBody[],
-  viewArgs: ArgsView,
-): Set<string> {
-  const keys = new Set(logged.map(eventKey).filter((key) => key !== undefined));
-  const lastUser = messages.findLastIndex((message) => HumanMessage.isInstance(message));
-  const recorded = new Set<string>();
-  messages.forEach((message, index) => {
-    if (!message.id) return;
-    const own = eventsForMessage(message, viewArgs).map(eventKey);
-    if (index <= lastUser || own.length === 0 || own.some((key) => key !== undefined && keys.has(key)))
-      recorded.add(message.id);
-  });
-  return recorded;
 }

@@ -1,9 +1,10 @@
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import { messageText } from "../../graph/run-info.js";
 import type { Storage } from "../../storage/types.js";
 import type { RunUser } from "../../contracts/user.js";
 import type { ThreadListItem } from "../runtime/runtime.js";
+import { readThread } from "../runtime/read-thread.js";
 
 /** Longest title the thread list shows, in characters (the ellipsis included). */
 export const TITLE_MAX_CHARS = 80;
@@ -40,9 +41,8 @@ export async function listThreads(options: {
     rows.map(async (row): Promise<ThreadListItem> => {
       let title = row.title;
       if (title === undefined && row.hasEvents) {
-        const snapshot = await graph.getState({ configurable: { thread_id: row.threadId } });
-        const messages = ((snapshot.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
-        const first = messages.find((message) => HumanMessage.isInstance(message));
+        const { values } = await readThread(graph, row.threadId);
+        const first = values.messages.find((message) => HumanMessage.isInstance(message));
         if (first) {
           title = threadTitle(messageText(first));
           await storage.setThreadTitle(row.threadId, title);

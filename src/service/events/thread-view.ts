@@ -1,10 +1,8 @@
-import type { StateSnapshot } from "@langchain/langgraph";
-import type { AgentStateType } from "../../graph/state.js";
-import { threadStanding } from "../../graph/pause.js";
 import type { ArgsView } from "./args-view.js";
 import { toMessageView } from "./message-views.js";
 import type { MessageView, ThreadView } from "../runtime/runtime.js";
 import { taintOf } from "../../graph/taint.js";
+import type { ThreadSnapshot } from "../runtime/read-thread.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 
 /**
@@ -14,22 +12,21 @@ import type { ToolRegistry } from "../../tools/registry.js";
  */
 export function threadView(options: {
   threadId: string;
-  snapshot: StateSnapshot;
+  /** The thread as read (`readThread`). */
+  thread: ThreadSnapshot;
   /** Whether a run holds the thread's lease now. */
   running: boolean;
   viewArgs: ArgsView;
   /** The tools, for the thread's taint (which of them are trusted). */
   registry: ToolRegistry;
 }): ThreadView {
-  const { threadId, snapshot, running } = options;
-  const state = snapshot.values as Partial<AgentStateType>;
-  const standing = threadStanding(snapshot);
-  const interrupt = standing.kind === "paused" ? standing.interrupt : undefined;
-  const messages = (state.messages ?? [])
+  const { threadId, thread, running } = options;
+  const { values: state, standing, pause: interrupt } = thread;
+  const messages = state.messages
     .map((message) => toMessageView(message, options.viewArgs))
     .filter((view): view is MessageView => view !== undefined);
   const unfinished = !running && standing.kind === "unfinished";
-  const taint = taintOf(state.messages ?? [], options.registry);
+  const taint = taintOf(state.messages, options.registry);
   return {
     threadId,
     status: running ? "running" : interrupt ? "interrupted" : "idle",

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import { PermissionDeniedError, ThreadUnfinishedError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
-import { threadStanding } from "../../graph/pause.js";
 import type { QueuedMessage, Storage } from "../../storage/types.js";
 import type { CancellationRegistry } from "../runtime/cancellation.js";
 import type { MessageQueue } from "./message-queue.js";
-import type { PostMessageRequest, PostOutcome, StartRunRequest } from "../runtime/runtime.js";
+import type { PostMessageRequest, PostOutcome } from "../runtime/runtime.js";
+import type { RunLauncher } from "../runtime/run-launcher.js";
+import { readThread } from "../runtime/read-thread.js";
 
 /** How long `interrupt` waits for the stopped run to end before it answers "queued" instead of streaming. */
 export const INTERRUPT_WAIT_MS = 15_000;
@@ -14,17 +15,14 @@ export const INTERRUPT_WAIT_MS = 15_000;
 /** How often `interrupt` looks again at a thread whose run another process drives. */
 const LEASE_POLL_MS = 50;
 
-/** What posting a message with a strategy needs from the runtime. */
+/** What posting a message with a strategy needs: the queue, and the launcher that starts runs (never the runtime). */
 export interface PostMessageDeps {
   queue: MessageQueue;
   storage: Storage;
   graph: OpsPilotGraph;
   cancellations: CancellationRegistry;
-  /** Throws what would refuse the message now, whatever the thread is doing: owner, size, limits, quotas. */
-  admit(request: StartRunRequest): Promise<void>;
-  startRun(request: StartRunRequest): Promise<AsyncIterable<StreamEvent>>;
-  /** Settles when this process's run of the thread ends; undefined when this process runs none. */
-  runOf(threadId: string): Promise<unknown> | undefined;
+  /** Admits and starts runs, and tells when this process's run of a thread ends. */
+  runs: Pick<RunLauncher, "admit" | "startRun" | "runOf">;
   /** Overrides `INTERRUPT_WAIT_MS` (tests). */
   interruptWaitMs?: number;
 }
@@ -40,19 +38,19 @@ export async function postMessage(deps: PostMessageDeps, request: PostMessageReq
   const strategy = request.multitaskStrategy ?? "reject";
   switch (strategy) {
     case "reject":
-      return { kind: "started", events: await deps.startRun(request) };
+      return { kind: "started", events: await deps.runs.startRun(request) };
     case "enqueue":
-      await deps.admit(request);
+      await deps.runs.admit(request);
       return deliverQueued(deps, queuedOf(request, "enqueue"), async () => undefined);
     case "interrupt": {
       if (request.user.role === "viewer")
         throw new PermissionDeniedError(
           'A viewer may not interrupt a run or close a pause; send the message with "enqueue" to run it after them.',
         );
-      await deps.admit(request);
+      await deps.runs.admit(request);
       // A running run's checkpoint has tasks too: only a thread no run holds is unfinished.
-      const snapshot = await deps.graph.getState({ configurable: { thread_id: request.threadId } });
-      if (threadStanding(snapshot).kind === "unfinished" && !(await deps.storage.leaseHolder(request.threadId)))
+      const { standing } = await readThread(deps.graph, request.threadId);
+      if (standing.kind === "unfinished" && !(await deps.storage.leaseHolder(request.threadId)))
         throw new ThreadUnfinishedError(request.threadId);
       return deliverQueued(deps, queuedOf(request, "interrupt"), () => stopRun(deps, request.threadId));
     }
@@ -100,7 +98,7 @@ async function deliverQueued(
         return { kind: "queued", messageId: message.messageId, position: await positionOf(queue, message) };
       }
       await beforeWait();
-      const local = deps.runOf(message.threadId);
+      const local = deps.runs.runOf(message.threadId);
       await (local ? Promise.race([local, sleep(deadline - Date.now())]) : sleep(LEASE_POLL_MS));
     }
   } finally {
@@ -176,7 +174,7 @@ export async function awaitQueued(
           return _exhaustive;
         }
       }
-      const local = deps.runOf(request.threadId);
+      const local = deps.runs.runOf(request.threadId);
       await (local ? Promise.race([local, sleep(AWAIT_POLL_MS)]) : sleep(AWAIT_POLL_MS));
     }
     return undefined;

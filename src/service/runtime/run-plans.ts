@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { HumanMessage } from "@langchain/core/messages";
-import { Command, START, type StateSnapshot } from "@langchain/langgraph";
-import type { AgentStateType } from "../../graph/state.js";
+import { Command, START } from "@langchain/langgraph";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { CurrentRoles, RunUser } from "../../contracts/user.js";
 import {
@@ -12,7 +11,8 @@ import {
   ThreadPausedError,
   ThreadUnfinishedError,
 } from "../../contracts/errors.js";
-import { applyResume, pendingInterrupt, threadStanding } from "../../graph/pause.js";
+import { checkResume } from "../../graph/pause.js";
+import type { ThreadSnapshot } from "./read-thread.js";
 import { startsNewRun } from "../../graph/run-info.js";
 
 /** What a run starts from: its id and the graph input (a new message, a resume, or nothing to continue). */
@@ -25,7 +25,7 @@ export interface RunPlan {
  * Decides a run from the thread's state read under its lease; throws the refusal when the
  * thread is not in the state the request needs. Pure but for new ids.
  */
-export type Planner = (snapshot: StateSnapshot, thread: PlannedThread) => RunPlan;
+export type Planner = (snapshot: ThreadSnapshot, thread: PlannedThread) => RunPlan;
 
 /** What the runtime knows of the thread besides its state. */
 export interface PlannedThread {
@@ -36,7 +36,7 @@ export interface PlannedThread {
 /** A new message starts a run only on an idle thread: a pause must be answered and an unfinished run recovered first. */
 export function planStart(threadId: string, message: string): Planner {
   return (snapshot) => {
-    const standing = threadStanding(snapshot).kind;
+    const standing = snapshot.standing.kind;
     if (standing === "paused") throw new ThreadPausedError(threadId);
     if (standing === "unfinished") throw new ThreadUnfinishedError(threadId);
     return { runId: randomUUID(), input: { messages: [new HumanMessage({ id: randomUUID(), content: message })] } };
@@ -46,6 +46,7 @@ export function planStart(threadId: string, message: string): Planner {
 /**
  * A resume continues the paused run when the answer fits the pause and the answering user
  * (and, where known, the owner's current roles) may run what it approves (design §4, §2.9).
+ * The answer is only checked here, so a refusal changes nothing; `review_calls` applies it.
  */
 export function planResume(options: {
   threadId: string;
@@ -55,12 +56,12 @@ export function planResume(options: {
   currentRoles?: CurrentRoles;
 }): Planner {
   return (snapshot, thread) => {
-    const state = snapshot.values as AgentStateType;
-    if (!pendingInterrupt(snapshot) || !state.batch) throw new NotPausedError(options.threadId);
+    const state = snapshot.values;
+    if (!snapshot.pause || !state.batch) throw new NotPausedError(options.threadId);
     // On a shared thread, the answering user's own current roles stand in for an owner's.
     const ownerId = thread.owner ?? options.user.id;
     const ownerRoles = options.currentRoles?.(ownerId);
-    const outcome = applyResume(state.batch, options.resume, {
+    const outcome = checkResume(state.batch, options.resume, {
       registry: options.registry,
       answerer: options.user,
       ...(ownerRoles ? { owner: { id: ownerId, roles: ownerRoles } } : {}),
@@ -78,8 +79,8 @@ export function planResume(options: {
 /** Recovery continues a run whose process died mid-step, from its last checkpoint. */
 export function planRecover(threadId: string): Planner {
   return (snapshot) => {
-    if (threadStanding(snapshot).kind !== "unfinished") throw new NothingToRecoverError(threadId);
-    const state = snapshot.values as AgentStateType;
+    if (snapshot.standing.kind !== "unfinished") throw new NothingToRecoverError(threadId);
+    const state = snapshot.values;
     // A process that died before the model saw the new message had not started its run yet: the message
     // is last in the thread, or, when the process died right after saving the run's input, still that input.
     const inputPending = snapshot.tasks.some((task) => task.name === START);

@@ -1,7 +1,6 @@
-import type { ErrorCode } from "../../contracts/observation.js";
 import type { Taint } from "../../graph/taint.js";
 import type { InterruptValue, ResumeValue } from "../../contracts/pause.js";
-import type { CallDecisionView, RunEvent, StreamEvent } from "../../contracts/events.js";
+import type { EventBodyOf, RunEvent, StreamEvent } from "../../contracts/events.js";
 import type { RunOptionsRequest } from "../../graph/limits.js";
 import type { RunUser } from "../../contracts/user.js";
 import type { RecordsSummary } from "../../storage/types.js";
@@ -12,32 +11,16 @@ import type { MultitaskStrategy } from "./multitask-strategy.js";
 /** Whether a thread can take a message, is running, or waits for the user. */
 export type ThreadStatus = "idle" | "running" | "interrupted";
 
-/** A message as clients see it (same shapes the events use). */
+/** A message as clients see it: an assistant's calls and a tool's result are the events' own fields (design §6). */
 export type MessageView =
   | { id: string; role: "user"; content: string }
   | {
       id: string;
       role: "assistant";
       content: string;
-      toolCalls: Array<{ callId: string; tool: string; args: unknown }>;
+      toolCalls: Array<Pick<EventBodyOf<"tool_call">, "callId" | "tool" | "args">>;
     }
-  | {
-      id: string;
-      role: "tool";
-      callId: string;
-      tool: string;
-      ok: boolean;
-      errorCode?: ErrorCode;
-      summary: string;
-      durationMs: number;
-      content: string;
-      /** The args the call ran with (masked), when a person's answer approved or edited them. */
-      args?: Record<string, unknown>;
-      /** Who answered the call's pause, how, and what changed. */
-      decision?: CallDecisionView;
-      /** The result holds content from a tool that is not trusted: the thread is tainted by it. */
-      untrusted?: true;
-    };
+  | ({ id: string; role: "tool" } & Omit<EventBodyOf<"tool_result">, "type"> & { content: string });
 
 /** A thread as `GET /api/threads/:id` returns it. */
 export interface ThreadView {

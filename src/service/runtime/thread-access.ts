@@ -1,8 +1,7 @@
-import type { StateSnapshot } from "@langchain/langgraph";
 import { ThreadNotFoundError } from "../../contracts/errors.js";
 import type { RunUser } from "../../contracts/user.js";
-import { pendingInterrupt } from "../../graph/pause.js";
 import { roleAllows, type ToolRegistry } from "../../tools/registry.js";
+import { readThread, type ThreadReader } from "./read-thread.js";
 
 /**
  * What a caller wants of a thread: anything its owner may do, to read and answer a pause another
@@ -29,7 +28,7 @@ export interface ThreadGrant {
 /** What the rule is read from. */
 export interface ThreadAccessDeps {
   storage: { threadOwner(threadId: string): Promise<string | undefined> };
-  graph: { getState(config: { configurable: { thread_id: string } }): Promise<StateSnapshot> };
+  graph: ThreadReader;
   registry: ToolRegistry;
   /** Owners whose threads every operator and admin shares (the alert intake's user). */
   sharedOwners?: readonly string[];
@@ -47,7 +46,7 @@ export function createThreadAccess(deps: ThreadAccessDeps): ThreadAccess {
   const shared = new Set(deps.sharedOwners ?? []);
 
   async function approverOf(threadId: string, user: RunUser): Promise<boolean> {
-    const pause = pendingInterrupt(await deps.graph.getState({ configurable: { thread_id: threadId } }));
+    const { pause } = await readThread(deps.graph, threadId);
     return (pause?.calls ?? []).some((call) => {
       const tool = deps.registry.get(call.tool);
       return call.approvals !== undefined && tool !== undefined && roleAllows(tool, user.role);

@@ -4,7 +4,7 @@ import { durationWords, parseDuration } from "../../../src/contracts/duration.js
 import { ConfigFileSchema } from "../../../src/config/schema.js";
 import { loadEnv } from "../../../src/config/env.js";
 import { SYSTEM_ACTOR } from "../../../src/contracts/user.js";
-import { applyResume, pauseDeadline, waitingCalls } from "../../../src/graph/pause.js";
+import { applyResume, pauseExpiry, waitingCalls } from "../../../src/graph/pause.js";
 import type { Batch } from "../../../src/graph/state.js";
 import { applyToolPolicy, withApprovalDefault } from "../../../src/tools/policy.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
@@ -99,7 +99,7 @@ describe("answering a pause whose approvals expire", () => {
     (candidate) => candidate.name === "write_high",
   );
   const registry = new ToolRegistry([tool!]);
-  const deadline = pauseDeadline(waitingBatch(), { registry, since: 1_000 })!;
+  const deadline = pauseExpiry(waitingBatch(), { registry, since: 1_000 })!;
   const context = (now: number) => ({
     registry,
     answerer: { id: "olivia", role: "operator" },
@@ -160,7 +160,7 @@ describe("answering a pause whose approvals expire", () => {
 
   it("gives a pause with no high-risk call no deadline", () => {
     const fields = { ...waitingBatch(), calls: [{ ...waitingBatch().calls[0]!, risk: "low" as const }] };
-    expect(pauseDeadline(fields, { registry, since: 0 })).toBeUndefined();
+    expect(pauseExpiry(fields, { registry, since: 0 })).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { recordedMessageIds } from "../../../src/service/events/message-views.js";
+import { recordedMessageIds } from "../../../src/service/events/recorded-events.js";
 import type { RunEventBody } from "../../../src/contracts/events.js";
 
 const viewArgs = (_tool: string, args: unknown) => args;
