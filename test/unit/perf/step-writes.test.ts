@@ -37,7 +37,8 @@ describe("what a step writes", () => {
     saver.putWrites = putWrites;
     // The input, then call_model, guard_calls, validate_calls and execute_tools per step, then the answering call_model.
     expect(written).toHaveLength(1 + 4 * steps + 1);
-    const modelTurn = ["branch:to:guard_calls", "messages", "run"];
+    // A model turn also writes its figures (latency, tokens, cost) to `turn`, read by its events.
+    const modelTurn = ["branch:to:guard_calls", "messages", "run", "turn"];
     const guardTurn = ["branch:to:validate_calls", "run"];
     const validateTurn = ["batch", "branch:to:execute_tools", "run"];
     const toolTurn = ["batch", "branch:to:call_model", "memory", "messages", "run"];
@@ -49,7 +50,7 @@ describe("what a step writes", () => {
       expect(written[4 * step - 1]).toEqual(validateTurn);
       expect(written[4 * step]).toEqual(toolTurn);
     }
-    expect(written.at(-1)).toEqual(["messages", "run", "stop"]);
+    expect(written.at(-1)).toEqual(["messages", "run", "stop", "turn"]);
     const state = await graph.getState({ configurable: { thread_id: "t1" } });
     expect(state.values.stop).toMatchObject({ reason: "final_answer" });
     backend.close();
