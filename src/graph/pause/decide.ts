@@ -1,3 +1,4 @@
+import { loopWords } from "../../contracts/words/loop-words.js";
 import type { PlannedCall, WaitingCallPlan } from "../../contracts/calls.js";
 import { callBase } from "../../contracts/calls.js";
 import { argsHash } from "../../contracts/canonical.js";
@@ -100,6 +101,5 @@ export function decide(judged: JudgedDecision, context: ResumeContext): PlannedC
 
 /** The observation a rejected call gets, in the run's language; the user's note is quoted as given. */
 export function rejectionMessage(tool: string, note: string | undefined, language: Language = "en"): string {
-  if (language === "zh") return note ? `用户拒绝了这次 ${tool} 调用：${note}` : `用户拒绝了这次 ${tool} 调用。`;
-  return `The user rejected this ${tool} call${note ? `: ${note}` : "."}`;
+  return loopWords(language).pause.rejected(tool, note);
 }

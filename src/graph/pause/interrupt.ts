@@ -1,3 +1,4 @@
+import { loopWords } from "../../contracts/words/loop-words.js";
 import { createHash } from "node:crypto";
 import type { Batch } from "../state.js";
 import type { WaitingCallPlan } from "../../contracts/calls.js";
@@ -32,15 +33,13 @@ export function buildInterrupt(batch: Batch, language: Language, source?: PauseS
     const reason = waitingReason(call, language);
     const approvals = calls[index]!.approvals;
     if (!approvals) return reason;
-    return language === "zh"
-      ? `${reason}${approvalsLine(approvals, language)}。`
-      : `${reason} ${approvalsLine(approvals)}.`;
+    return loopWords(language).pause.withApprovals(reason, approvalsLine(approvals, language));
   });
   const expiry = pauseExpiry(batch, source);
   return {
     interruptId,
     interruptType: waiting.some((call) => call.risk === "high") ? "confirm_risky" : "params_required",
-    reason: reasons.join(language === "zh" ? "；" : "; "),
+    reason: reasons.join(loopWords(language).pause.reasonSeparator),
     calls,
     // The same pause in LangChain's human-in-the-loop shape, for the UIs that render it.
     ...hitlRequestOf(calls, (_call, index) => reasons[index]!),
@@ -109,25 +108,12 @@ export function ruleOf(call: Pick<WaitingCallPlan, "tool" | "risk">, registry: T
 
 /** Why a call waits, as the pause's reason says it. */
 function waitingReason(call: WaitingCallPlan, language: Language): string {
-  const zh = language === "zh";
+  const words = loopWords(language).pause;
   if (call.egress && call.status === "needs_approval") return egressReason(call.tool, call.egress, language);
-  if (call.status === "needs_approval")
-    return zh
-      ? `${call.tool} 是高风险操作，需要您批准、修改或拒绝。`
-      : `${call.tool} is a high-risk action; approve, edit or reject it.`;
-  const fields = call.missing.map((field) => field.name).join(zh ? "、" : ", ");
-  if (call.risk === "low")
-    return call.reason ?? (zh ? `${call.tool} 需要您提供：${fields}` : `${call.tool} needs: ${fields}`);
-  if (call.egress)
-    return zh
-      ? `${call.tool} 需要您提供：${fields}。${egressReason(call.tool, call.egress, language)}`
-      : `${call.tool} needs: ${fields}. ${egressReason(call.tool, call.egress, language)}`;
-  const approval = zh
-    ? "高风险操作：请确认最终参数后批准、修改或拒绝。"
-    : "high-risk action: approve the final args, edit or reject it.";
-  if (call.reason !== undefined)
-    return zh ? `${call.reason}${call.tool} 是${approval}` : `${call.reason} ${call.tool} is a ${approval}`;
-  return zh
-    ? `${call.tool} 需要您提供：${fields}，且是${approval}`
-    : `${call.tool} needs: ${fields}; it is a ${approval}`;
+  if (call.status === "needs_approval") return words.highRisk(call.tool);
+  const fields = call.missing.map((field) => field.name).join(words.listSeparator);
+  if (call.risk === "low") return call.reason ?? words.needs(call.tool, fields);
+  if (call.egress) return words.needsThenEgress(call.tool, fields, egressReason(call.tool, call.egress, language));
+  if (call.reason !== undefined) return words.reasonAndFinalArgs(call.reason, call.tool, words.finalArgs);
+  return words.needsAndFinalArgs(call.tool, fields, words.finalArgs);
 }

@@ -1,3 +1,4 @@
+import { loopWords } from "../../contracts/words/loop-words.js";
 import type { Batch } from "../state.js";
 import { callBase, type PlannedCall, type WaitingCallPlan } from "../../contracts/calls.js";
 import { roleAllows } from "../../tools/registry.js";
@@ -150,12 +151,5 @@ function authorityRefusal(call: WaitingCallPlan, context: ResumeContext): string
 /** The observation a call gets when its pause expired, in the run's language. */
 export function expiredMessage(call: WaitingCallPlan, afterMs: number, language: Language = "en"): string {
   const within = durationWords(afterMs, language);
-  const approval = call.risk === "high";
-  if (language === "zh")
-    return approval
-      ? `没有人在 ${within}内批准这次 ${call.tool} 调用。`
-      : `没有人在 ${within}内回答这次 ${call.tool} 调用：它所在的等待已过期。`;
-  return approval
-    ? `No one approved ${call.tool} within ${within}.`
-    : `No one answered ${call.tool} within ${within}: the pause it waited in expired.`;
+  return loopWords(language).pause.expired(call.tool, within, call.risk === "high");
 }

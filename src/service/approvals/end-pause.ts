@@ -1,3 +1,4 @@
+import { loopWords } from "../../contracts/words/loop-words.js";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import type { AgentStateType } from "../../graph/state.js";
 import type { Storage } from "../../storage/types.js";
@@ -34,7 +35,7 @@ export async function endPause(options: {
     const run = state.run;
     const stop = {
       reason: "cancelled" as const,
-      detail: run.language === "zh" ? "运行在等待您时被停止。" : "the run was stopped while it waited for you.",
+      detail: loopWords(run.language).pause.stoppedWhileWaiting,
     };
     // In a pause, the calls without a result are exactly the waiting ones.
     const messages = stopWithAnswer({

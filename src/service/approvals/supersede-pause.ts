@@ -1,3 +1,4 @@
+import { loopWords } from "../../contracts/words/loop-words.js";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import type { Storage } from "../../storage/types.js";
 import type { RunEvent } from "../../contracts/events.js";
@@ -55,7 +56,7 @@ export async function supersedePause(options: SupersedeOptions): Promise<boolean
   );
   const stop = {
     reason: "cancelled" as const,
-    detail: run.language === "zh" ? "一条新消息取代了这次等待。" : "a new message superseded the pause.",
+    detail: loopWords(run.language).pause.superseded,
   };
   const closing = [
     ...rejected,

@@ -1,3 +1,4 @@
+import { loopWords } from "../../contracts/words/loop-words.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Command, INTERRUPT } from "@langchain/langgraph";
@@ -164,7 +165,7 @@ async function recoverFromError(options: DriveOptions, error: unknown): Promise<
   const state = snapshot?.values;
   const messages = state?.messages ?? [];
   const language = state?.run?.language ?? "en";
-  const stop = { reason: "error" as const, detail: language === "zh" ? "运行失败。" : "the run failed." };
+  const stop = { reason: "error" as const, detail: loopWords(language).runFailed };
   const journaled = await journaledResults({
     journal: options.storage,
     threadId: options.threadId,

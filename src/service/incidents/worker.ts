@@ -1,10 +1,10 @@
+import { readThread } from "../runtime/read-thread.js";
 import { randomUUID } from "node:crypto";
 import { AIMessage } from "@langchain/core/messages";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import { ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
 import type { RunUser } from "../../contracts/user.js";
-import { threadStanding } from "../../graph/pause.js";
 import type { IncidentMessage, Storage } from "../../storage/types.js";
 import type { Logger } from "../observability/logger.js";
 import { MessageAlreadyPostedError } from "../queue/queued-plan.js";
@@ -61,8 +61,7 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
 
   async function recoverUnfinished(): Promise<void> {
     for (const incident of await storage.incidents.listIncidents(10_000)) {
-      const state = await graph.getState({ configurable: { thread_id: incident.threadId } });
-      if (threadStanding(state).kind !== "unfinished") continue;
+      if ((await readThread(graph, incident.threadId)).standing.kind !== "unfinished") continue;
       // Another process sharing the database may be recovering it already.
       await runtime.recoverRun(incident.threadId, user).then(follow, (error: unknown) => {
         if (!(error instanceof ThreadBusyError)) logger.error("incident run not recovered", error);
@@ -72,7 +71,10 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
 
   async function addNote(message: IncidentMessage): Promise<boolean> {
     const config = { configurable: { thread_id: message.threadId } };
-    if (threadStanding(await graph.getState(config)).kind !== "idle" || (await storage.leaseHolder(message.threadId)))
+    if (
+      (await readThread(graph, message.threadId)).standing.kind !== "idle" ||
+      (await storage.leaseHolder(message.threadId))
+    )
       return false;
     await graph.updateState(
       config,

@@ -1,7 +1,7 @@
+import { readThread } from "../runtime/read-thread.js";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import { OpsPilotError, ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
-import type { AgentStateType } from "../../graph/state.js";
 import type { MessageQueueStore, QueuedMessage } from "../../storage/types.js";
 import type { Logger } from "../observability/logger.js";
 import { MessageAlreadyPostedError } from "./queued-plan.js";
@@ -68,8 +68,7 @@ export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
   let closed = false;
 
   async function presentIds(threadId: string): Promise<Set<string>> {
-    const snapshot = await deps.graph.getState({ configurable: { thread_id: threadId } });
-    const messages = (snapshot.values as Partial<AgentStateType>).messages ?? [];
+    const { messages } = (await readThread(deps.graph, threadId)).values;
     return new Set(messages.map((message) => message.id).filter((id): id is string => !!id));
   }
 
