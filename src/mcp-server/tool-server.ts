@@ -15,6 +15,7 @@ import { classifyFailure } from "../execution/classify.js";
 import { missingAskFields } from "../graph/validation.js";
 import { ERROR_CODE_META, NEEDS_USER_META } from "../tools/mcp/result.js";
 import { ASK_USER_META, IDEMPOTENCY_META, ROLES_META } from "../tools/mcp/tool-definition.js";
+import { effectiveRoles } from "../tools/registry.js";
 import { isUserInputRequest, type ToolDefinition, type UserInputRequest } from "../tools/types.js";
 
 /** Who the tools act for when an MCP client calls them: the local user, as with the CLI. */
@@ -65,6 +66,7 @@ export function createToolServer(
 }
 
 function toMcpTool(tool: ToolDefinition): Tool {
+  const roles = effectiveRoles(tool);
   const { $schema: _dialect, ...inputSchema } =
     tool.parameters ??
     (z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
@@ -74,7 +76,7 @@ function toMcpTool(tool: ToolDefinition): Tool {
     inputSchema: inputSchema as Tool["inputSchema"],
     annotations: annotationsOf(tool),
     _meta: {
-      ...(tool.roles ? { [ROLES_META]: [...tool.roles] } : {}),
+      ...(roles ? { [ROLES_META]: [...roles] } : {}),
       ...(tool.askUser ? { [ASK_USER_META]: tool.askUser } : {}),
     },
   };

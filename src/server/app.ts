@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { HealthReport } from "../app/health.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { RunMetrics } from "../service/observability/metrics.js";
+import { createReadiness, type Readiness } from "../service/observability/readiness.js";
 import { ssoConfigRoute, ssoRoutes } from "./auth/sso-routes.js";
 import { apiCredentials } from "../service/auth/api-credentials.js";
 import { authenticate, authorizeMetrics, requiresTokens, type AppEnv, type ServerAuth } from "./auth/auth.js";
@@ -32,6 +33,8 @@ export interface CreateServerOptions {
   publicDir?: string;
   /** What `/healthz` answers (`{ ok: true, status: "ok" }` when omitted). */
   health?: () => HealthReport;
+  /** What `/readyz` answers (ready, with no database check, when omitted). */
+  readiness?: Readiness;
   /** Run metrics served at `/metrics` in the Prometheus text format. */
   metrics?: RunMetrics;
   /** Interval of the keep-alive comments on idle event streams (15 s by default). */
@@ -57,7 +60,7 @@ const RUN_START_PATHS = [
   "/api/threads/:threadId/recover",
 ];
 
-/** Builds the Hono app: `/healthz`, the `/api` routes and the page. */
+/** Builds the Hono app: `/healthz`, `/readyz`, the `/api` routes and the page. */
 export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   const logger = options.logger ?? consoleLogger();
   const app = new Hono<AppEnv>();
@@ -71,6 +74,12 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   app.use("*", securityHeaders());
   // Always 200 while the process serves; a down MCP server is `degraded` in the body (see HealthReport).
   app.get("/healthz", (c) => c.json(options.health?.() ?? { ok: true, status: "ok" }));
+  // 503 while starting, draining or without its database, so a balancer sends traffic elsewhere.
+  const readiness = options.readiness ?? createReadiness({ started: true });
+  app.get("/readyz", async (c) => {
+    const report = await readiness.check();
+    return c.json(report, report.ready ? 200 : 503);
+  });
   const metrics = options.metrics;
   if (metrics) {
     app.get("/metrics", authorizeMetrics(options.auth), async (c) =>

@@ -11,6 +11,8 @@ import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth/auth.js";
 import { consoleLogger } from "../service/observability/logger.js";
 import { oldestPauseSince, RunMetrics } from "../service/observability/metrics.js";
+import { createReadiness, type Readiness } from "../service/observability/readiness.js";
+import { describeDatabase, storageProbe } from "../service/probes/database-probes.js";
 import { startAlertIntake } from "./incidents/intake.js";
 import { slackIntakeOf } from "./slack/intake.js";
 
@@ -26,6 +28,8 @@ export interface StartServerOptions extends CreateServerOptions {
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:8787`. */
   url: string;
+  /** What `/readyz` answers; `setDraining(true)` takes the process out of service before it closes. */
+  readiness: Readiness;
   /** Stops accepting connections, ends open ones and waits until everything is closed. */
   close(): Promise<void>;
 }
@@ -49,7 +53,8 @@ function assertBindable(host: string, auth: ServerAuth | undefined): void {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   assertBindable(host, options.auth);
-  const app = createServer(options);
+  const readiness = options.readiness ?? createReadiness({ started: true });
+  const app = createServer({ ...options, readiness });
   // The runs route's 202s are this server's promise: it delivers every sender's queued messages.
   options.runtime.serveQueue();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -61,6 +66,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}`,
+    readiness,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -97,6 +103,8 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     currentRoles: currentRolesOf(auth),
   });
   metrics.watch({ health: opened.health, oldestPauseSince: () => oldestPauseSince(opened.runtime) });
+  // Not ready until everything below is wired, nor while the database does not answer.
+  const readiness = createReadiness({ database: storageProbe(opened.storage, describeDatabase(env)) });
   const intake = startAlertIntake(opened, logger);
   const slack = slackIntakeOf({
     env,
@@ -117,14 +125,17 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     health: opened.health,
     alerts: intake.alerts,
     slack,
+    readiness,
   }).catch(async (error: unknown) => {
     await slack?.approvals.close();
     await opened.close();
     throw error;
   });
   opened.start();
+  readiness.markStarted();
   return {
     url: server.url,
+    readiness,
     close: async () => {
       await server.close();
       await slack?.approvals.close();
@@ -151,7 +162,9 @@ export async function runServerProcess(): Promise<void> {
     return;
   }
   console.log(`opspilot is listening on ${server.url} (model: ${describeModel(env)})`);
+  console.log(`opspilot database: ${describeDatabase(env)}`);
   const stop = () => {
+    server.readiness.setDraining(true);
     server.close().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Role } from "../contracts/user.js";
 import type { ToolDefinition } from "./types.js";
 
 /** A tool as bound to a chat model: OpenAI function format with JSON Schema from zod. */
@@ -117,9 +118,23 @@ export class ToolRegistry {
   }
 }
 
-/** Whether `role` may call `tool`. */
-export function roleAllows(tool: ToolDefinition, role: string): boolean {
-  return tool.roles === undefined || tool.roles.includes(role);
+/** The roles a write opens to when neither the tool nor the config names any: least privilege by default. */
+export const DEFAULT_WRITE_ROLES: readonly Role[] = Object.freeze(["operator", "admin"]);
+
+/**
+ * The roles that may call `tool`: the ones it names (its own, its MCP listing's or the config
+ * file's); else every role for a read (undefined) and `DEFAULT_WRITE_ROLES` for a write, so a
+ * `viewer` runs or approves a write only where the config names `viewer` for it.
+ */
+export function effectiveRoles(tool: Pick<ToolDefinition, "roles" | "readOnly">): readonly Role[] | undefined {
+  if (tool.roles !== undefined) return tool.roles;
+  return tool.readOnly ? undefined : DEFAULT_WRITE_ROLES;
+}
+
+/** Whether `role` may call `tool` (every check of authority, on every surface, asks this). */
+export function roleAllows(tool: Pick<ToolDefinition, "roles" | "readOnly">, role: string): boolean {
+  const roles = effectiveRoles(tool);
+  return roles === undefined || roles.includes(role);
 }
 
 function toSpec(tool: ToolDefinition): ToolSpec {

@@ -8,6 +8,11 @@ export interface ServerHealth {
   available: boolean;
   /** Why not, when unavailable: one line a user can act on. */
   reason?: string;
+  /**
+   * What a stdio server wrote to stderr before it failed: its first and last lines, the cut
+   * stated. For doctor and the log only (it may name paths): `/healthz` never serves it.
+   */
+  stderr?: string;
 }
 
 /**

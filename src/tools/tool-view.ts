@@ -2,7 +2,7 @@ import type { ObservationSource } from "../contracts/observation.js";
 import type { MissingField } from "../contracts/pause.js";
 import type { Role } from "../contracts/user.js";
 import { policySourceOf } from "./policy.js";
-import { roleAllows, type ToolRegistry } from "./registry.js";
+import { effectiveRoles, roleAllows, type ToolRegistry } from "./registry.js";
 import type { AskField, PolicySource, ToolRateLimit } from "./types.js";
 
 /** A tool's effective policy, as `GET /api/tools` and `npm run ask -- --tools` show it. */
@@ -15,7 +15,7 @@ export interface ToolView {
   readOnly: boolean;
   /** High-risk calls wait for approval. */
   risk: "low" | "high";
-  /** Roles allowed to call it; null means every role. */
+  /** Roles allowed to call it, as enforced: null means every role (a read that names none); a write that names none: operator and admin. */
   roles: Role[] | null;
   /** Fields asked from the user when the model leaves them out. */
   askUser: MissingField[];
@@ -52,12 +52,13 @@ export function toolViews(registry: ToolRegistry, role?: Role): ToolView[] {
     .map((tool) => {
       const reason = registry.unavailableReason(tool.name);
       const askUser = Object.entries(tool.askUser ?? {}) as Array<[string, AskField | undefined]>;
+      const roles = effectiveRoles(tool);
       return {
         name: tool.name,
         description: tool.description,
         readOnly: tool.readOnly,
         risk: tool.risk,
-        roles: tool.roles ? [...tool.roles] : null,
+        roles: roles ? [...roles] : null,
         askUser: askUser.flatMap(([name, field]) =>
           field ? [{ name, description: field.description, ...(field.enum ? { enum: [...field.enum] } : {}) }] : [],
         ),

@@ -97,7 +97,7 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   askUser?: Partial<Record<keyof z.infer<Schema> & string, AskField>>;
   /** Per-attempt time limit. */
   timeoutMs: number;
-  /** Roles allowed to call the tool; omitted means every role. */
+  /** Roles allowed to call the tool; omitted: every role for a read, operator and admin for a write (`effectiveRoles`). */
   roles?: readonly Role[];
   /**
    * A write whose effect does not repeat when it runs twice with the same idempotency key,

@@ -246,13 +246,14 @@ describe("MCP annotations and the servers they come from", () => {
       "POLICY FROM",
       "STATUS",
     ]);
-    // Every tool of an untrusted server is egress; none is trusted unless the config says so.
-    const untrustedRow = ["yes", "no", "any", "-", "30 s", "-", "-", "mcp:everything"];
+    // Every tool of an untrusted server is egress; none is trusted unless the config says so. A read is
+    // open to every role; a write that names no roles, to operators and admins only.
+    const untrustedRow = ["yes", "no", "operator,admin", "-", "30 s", "-", "-", "mcp:everything"];
     expect(row("everything__echo")).toEqual([
       "everything__echo",
       "read",
       "low",
-      ...untrustedRow,
+      ...untrustedRow.with(2, "any"),
       UNTRUSTED,
       "available",
     ]);
@@ -271,7 +272,7 @@ describe("MCP annotations and the servers they come from", () => {
       "low",
       "yes",
       "no",
-      "any",
+      "operator,admin",
       "-",
       "30 s",
       "-",

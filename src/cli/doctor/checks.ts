@@ -6,9 +6,15 @@ import type { Env } from "../../config/env.js";
 import { oidcSettingsOf } from "../../config/oidc-settings.js";
 import type { ConfigFile } from "../../config/schema.js";
 import { OpsPilotError } from "../../contracts/errors.js";
-import { describeModel } from "../../models/provider.js";
+import { parseModelSpec } from "../../models/provider.js";
 import type { Logger } from "../../service/observability/logger.js";
-import { openPostgres } from "../../storage/postgres/open-postgres.js";
+import { databaseProbe } from "../../service/probes/database-probes.js";
+import { mcpProbes } from "../../service/probes/mcp-probes.js";
+import { modelProbe } from "../../service/probes/model-probe.js";
+import { noticeProbes } from "../../service/probes/notice-probes.js";
+import { runProbes, type DependencyProbe, type ProbeResult } from "../../service/probes/probe.js";
+import { slackProbe } from "../../service/probes/slack-probe.js";
+import { toolsetProbes } from "../../service/probes/toolset-probes.js";
 import { openSqlite } from "../../storage/sqlite/open-sqlite.js";
 import { createThreadTools, type RunbookSource } from "../../tools/index.js";
 import { demoEstate } from "../../app/demo.js";
@@ -42,50 +48,55 @@ export interface DoctorReport {
 /** Output is dropped: every outage and runbook problem it would tell is read from the sources' status instead. */
 const quiet: Logger = { error: () => undefined };
 
+/** What doctor does besides checking: `--send-test` posts a test notice to each webhook. */
+export interface ExamineOptions {
+  sendTest?: boolean;
+}
+
 /**
- * Checks a configuration end to end, as `npm start` would use it: the model settings, the run
- * limits and sign-in settings, the database, every MCP server (all at once, each within
- * `DOCTOR_WAIT_MS`, no retries), the runbooks folder, and the `tools` keys against the tools
- * the servers listed. Never throws for what it checks; everything it opened is closed.
+ * Checks everything on-call depends on, as `npm start` would use it: the settings (model, run
+ * limits, sign-in), then at once, each within its time limit and without retries, the model
+ * (one small real request offering a tool), the database in use, each toolset, every MCP
+ * server, the runbooks folder, the notice webhooks and Slack's settings; then the `tools`
+ * keys against the tools the servers listed. Never throws for what it checks; everything it
+ * opened is closed.
  */
-export async function examine(env: Env, config: ConfigFile): Promise<DoctorReport> {
+export async function examine(env: Env, config: ConfigFile, options: ExamineOptions = {}): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   const problems: string[] = [];
   /** Runs a settings check; its line, when it has one, is listed, and a `ConfigError` it throws is a problem. */
-  const settle = (subject: string, detail: () => string | undefined) => {
+  const settle = (subject: string, detail: () => string | undefined): boolean => {
     try {
       const found = detail();
       if (found !== undefined) checks.push({ subject, detail: found });
+      return true;
     } catch (error) {
       if (!(error instanceof OpsPilotError)) throw error;
       checks.push({ subject, detail: error.message });
       problems.push(error.message);
+      return false;
     }
   };
   settle("config", () => describeConfig(env, config));
-  settle("model", () => describeModel(env));
+  const modelSettled = settle("model", () => void parseModelSpec(env));
   settle("run limits", () => void serverRunLimits(env, config));
   settle("sign-in", () => (oidcSettingsOf(env, config) ? `OpenID provider ${env.OPSPILOT_OIDC_ISSUER}` : undefined));
-  const [source, runbooks, databases] = await Promise.all([
+  const slack = slackProbe({ env, config });
+  const probes: DependencyProbe[] = [
+    ...(modelSettled ? [modelProbe(env)] : []),
+    databaseProbe(env),
+    ...toolsetProbes(config.toolsets ?? {}),
+  ];
+  const later = [...noticeProbes(env, { sendTest: options.sendTest === true }), ...(slack ? [slack] : [])];
+  const [source, runbooks, found, noticed] = await Promise.all([
     connectServers(config),
     openRunbooks(config, quiet),
-    checkDatabases(env),
+    runProbes(probes, DOCTOR_WAIT_MS),
+    runProbes(later, DOCTOR_WAIT_MS),
   ]);
   try {
-    for (const database of databases) {
-      checks.push({ subject: "database", detail: database.detail });
-      if (!database.ok) problems.push(database.detail);
-    }
-    const health = source?.health() ?? [];
-    for (const server of health) {
-      const tools = source!.tools().filter((tool) => tool.source?.server === server.server).length;
-      const why = server.reason === "connecting" ? `no answer within ${DOCTOR_WAIT_MS / 1000} s` : server.reason;
-      checks.push({
-        subject: `mcp ${server.server}`,
-        detail: server.available ? `up, ${tools} tools` : `down: ${why}`,
-      });
-      if (!server.available) problems.push(`MCP server ${server.server} is down: ${why}`);
-    }
+    const servers = source ? await runProbes(mcpProbes(source), DOCTOR_WAIT_MS) : [];
+    for (const result of [...found, ...servers]) report(result, checks, problems);
     if (runbooks) {
       const status = runbooks.status();
       checks.push({
@@ -95,6 +106,7 @@ export async function examine(env: Env, config: ConfigFile): Promise<DoctorRepor
       for (const problem of status.problems)
         problems.push(`runbooks: ${problem.path === "." ? "" : `${problem.path} `}${problem.message}`);
     }
+    for (const result of noticed) report(result, checks, problems);
     const { tools, keys } = catalog(config, source, runbooks);
     for (const finding of keys) if (finding.verdict === "unmatched") problems.push(describeToolKey(finding));
     return {
@@ -102,11 +114,21 @@ export async function examine(env: Env, config: ConfigFile): Promise<DoctorRepor
       tools,
       unverified: keys.filter((finding) => finding.verdict === "unverified"),
       problems,
-      serversUp: health.filter((server) => server.available).length,
+      serversUp: servers.filter((server) => server.ok).length,
     };
   } finally {
     await Promise.allSettled([source?.close(), runbooks?.close()]);
   }
+}
+
+/** A probe's line under its subject (`mcp fs`, `webhook pause`), and a problem line when it failed, naming what failed. */
+function report(result: ProbeResult, checks: DoctorCheck[], problems: string[]): void {
+  const [kind, name] = result.dependency.split(":", 2) as [string, string | undefined];
+  checks.push({ subject: name === undefined ? kind : `${kind} ${name}`, detail: result.detail });
+  if (result.ok) return;
+  if (kind === "mcp") problems.push(`MCP server ${name} is ${result.detail}`);
+  else if (kind === "model") problems.push(`model ${result.detail}`);
+  else problems.push(result.detail);
 }
 
 /** Which config file is in use, and what it configures. */
@@ -144,55 +166,7 @@ async function connectServers(config: ConfigFile): Promise<McpToolSource | undef
   return source;
 }
 
-/** A database as doctor found it. */
-interface DatabaseCheck {
-  ok: boolean;
-  detail: string;
-}
-
-/** The SQLite file (checkpoints, or with `DATABASE_URL` the demo dataset) and PostgreSQL when set, each opened and closed. */
-async function checkDatabases(env: Env): Promise<DatabaseCheck[]> {
-  const sqlite = checkSqlite(env.OPSPILOT_DB);
-  return env.DATABASE_URL ? [sqlite, await checkPostgres(env.DATABASE_URL)] : [sqlite];
-}
-
-function checkSqlite(path: string): DatabaseCheck {
-  try {
-    openSqlite(path).close();
-    return { ok: true, detail: `SQLite ${path} opens` };
-  } catch (error) {
-    const reason =
-      error instanceof OpsPilotError ? error.message : `Cannot open the SQLite database ${path}: ${firstLine(error)}`;
-    return { ok: false, detail: `OPSPILOT_DB: ${reason}` };
-  }
-}
-
-async function checkPostgres(url: string): Promise<DatabaseCheck> {
-  let timer: NodeJS.Timeout | undefined;
-  const opening = openPostgres(url);
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), DOCTOR_WAIT_MS)));
-  try {
-    const backend = await Promise.race([opening, late]);
-    if (backend === "late") {
-      // Closed whenever it does open, so nothing outlives doctor for long.
-      opening.then((opened) => opened.close()).catch(() => undefined);
-      return { ok: false, detail: `DATABASE_URL: PostgreSQL did not answer within ${DOCTOR_WAIT_MS / 1000} s` };
-    }
-    await backend.close();
-    return { ok: true, detail: "PostgreSQL (DATABASE_URL) connects" };
-  } catch (error) {
-    return { ok: false, detail: `DATABASE_URL: ${firstLine(error)}` };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** `1 file`, `2 files`. */
 function count(size: number, noun: string): string {
   return `${size} ${noun}${size === 1 ? "" : "s"}`;
-}
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n", 1)[0]!.trim() || "unknown error";
 }

@@ -13,12 +13,17 @@ export interface DoctorCliOptions {
   stderr: { write(text: string): unknown };
 }
 
-const USAGE = `Usage: npm run doctor
+const USAGE = `Usage: npm run doctor [-- --send-test]
 
-Checks the configuration npm start would use, without a model: the environment (.env
-included) and OPSPILOT_CONFIG, the database, every MCP server and the runbooks folder; lists
-each tool with its effective policy and warns about tools keys that match no tool. Exits 0
-when all is well, 1 with one line per problem, 2 when the settings cannot be read at all.
+Checks everything on-call depends on, as npm start would use it: the environment (.env
+included) and OPSPILOT_CONFIG; then at once, each within a time limit, the model (one small
+real request that offers a tool), the database in use, each toolset (Prometheus,
+Alertmanager), every MCP server, the runbooks folder, the notice webhooks (well-formed) and
+Slack's settings. Lists each tool with its effective policy and warns about tools keys that
+match no tool. Exits 0 when all is well, 1 with one line per problem, 2 when the settings
+cannot be read at all.
+
+  --send-test   also POST a test notice to each notice webhook and report its answer
 `;
 
 /** `npm run doctor`: checks the configuration end to end and prints what it found. Resolves to the exit code. */
@@ -28,8 +33,9 @@ export async function runDoctor(options: DoctorCliOptions): Promise<number> {
     stdout.write(USAGE);
     return 0;
   }
-  if (argv.length > 0) {
-    stderr.write(`opspilot doctor: unexpected argument ${argv[0]}\n\n${USAGE}`);
+  const unexpected = argv.find((argument) => argument !== "--send-test");
+  if (unexpected !== undefined) {
+    stderr.write(`opspilot doctor: unexpected argument ${unexpected}\n\n${USAGE}`);
     return 2;
   }
   let env: Env;
@@ -42,7 +48,7 @@ export async function runDoctor(options: DoctorCliOptions): Promise<number> {
     stderr.write(`opspilot doctor: ${error.message}\n`);
     return 2;
   }
-  const report = await examine(env, config);
+  const report = await examine(env, config, { sendTest: argv.includes("--send-test") });
   stdout.write(formatReport(report).join("\n") + "\n");
   return report.problems.length > 0 ? 1 : 0;
 }

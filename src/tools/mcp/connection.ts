@@ -1,45 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig } from "../../config/schema.js";
 import { ToolError } from "../../contracts/errors.js";
+import type { ConnectionOptions, SendCall } from "./connection-options.js";
 import { pingFailure, startFailure } from "./failures.js";
 import { startPings } from "./ping.js";
 import { openClient } from "./transport.js";
-
-/** Where MCP outages are reported; the service's `Logger` fits. */
-export interface McpLogger {
-  /** A server went down (logged once per outage). */
-  error(message: string, error?: unknown): void;
-  /** A server came back after an outage. */
-  info?(message: string): void;
-}
-
-/** How one server connection behaves. */
-export interface ConnectionOptions {
-  /** The server's name in `mcpServers`. */
-  name: string;
-  config: McpServerConfig;
-  /** Limit of one connection attempt (spawn or HTTP handshake, then the tool list). */
-  connectTimeoutMs: number;
-  /** First wait before reconnecting after a failed attempt; doubles up to `maxBackoffMs`. */
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** Wait between MCP pings while connected (HTTP servers); undefined: no pings (stdio). */
-  pingIntervalMs?: number;
-  logger: McpLogger;
-  /** Called when the tool list or the server's status changed. */
-  onChange(): void;
-}
-
-/** A call to send. */
-export interface SendCall {
-  tool: string;
-  args: Record<string, unknown>;
-  /** Cancels the request: the SDK then sends `notifications/cancelled` to the server. */
-  signal: AbortSignal;
-  /** `_meta` of the request. */
-  meta?: Record<string, unknown>;
-}
 
 /** The executor's signal carries every call's time limit; this only stops the SDK's own 60 s default. */
 const REQUEST_TIMEOUT_MS = 610_000;
@@ -58,6 +23,8 @@ export class McpConnection {
   status: "up" | "down" = "down";
   /** Why the server is down, in words safe to serve on `/healthz`. */
   error: string | undefined = "connecting";
+  /** What a stdio server wrote to stderr before its last failure (first and last lines), for doctor and the log. */
+  stderr: string | undefined;
   private client: Client | undefined;
   private stopPings: (() => void) | undefined;
   /** When the current outage was logged; undefined while up (and before the first failure). */
@@ -151,17 +118,18 @@ export class McpConnection {
         await opened.client.close();
         return undefined;
       }
-      const { client, stderrTail } = opened;
+      const { client, stderr } = opened;
       client.onclose = () => {
         if (this.client !== client) return;
         this.detach();
         // A stdio server that died usually said why on stderr.
-        this.markDown("connection lost", stderrTail() || undefined, 0);
+        this.markDown("connection lost", stderrError(stderr()), 0);
       };
       this.client = client;
       this.watch(client);
       this.failures = 0;
       this.error = undefined;
+      this.stderr = undefined;
       if (this.downSince !== undefined)
         this.options.logger.info?.(
           `MCP server "${this.options.name}" is back up after ${((Date.now() - this.downSince) / 1000).toFixed(1)} s`,
@@ -217,11 +185,13 @@ export class McpConnection {
     const wasUp = this.status === "up";
     this.status = "down";
     this.error = reason;
+    this.stderr = stderrOf(error);
     this.nextAttemptAt = Date.now() + retryInMs;
     // Each outage is logged once, not every backoff round.
     if (this.downSince === undefined) {
       this.downSince = Date.now();
-      this.options.logger.error(`MCP server "${this.options.name}" is down: ${reason}`, error ?? "");
+      // The server's own words, when it left some, say more than the error that carried them.
+      this.options.logger.error(`MCP server "${this.options.name}" is down: ${reason}`, this.stderr ?? error ?? "");
     }
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.connect(), retryInMs);
@@ -247,6 +217,17 @@ export class McpConnection {
     }, LIST_CHANGED_DEBOUNCE_MS);
     this.refreshTimer.unref();
   }
+}
+
+/** A stdio server's stderr as the error of a lost connection, or none when it wrote nothing. */
+function stderrError(stderr: string): unknown {
+  return stderr.length > 0 ? Object.assign(new Error("the server's stderr"), { stderr }) : undefined;
+}
+
+/** The stderr excerpt a failure carries (see `withStderr` in transport.ts). */
+function stderrOf(error: unknown): string | undefined {
+  const stderr = (error as { stderr?: unknown } | null | undefined)?.stderr;
+  return typeof stderr === "string" && stderr.length > 0 ? stderr : undefined;
 }
 
 /** Every page of `tools/list`. */

@@ -3,7 +3,8 @@ import type { ConfigFile } from "../../config/schema.js";
 import { ToolError } from "../../contracts/errors.js";
 import type { ServerHealth, ToolSource } from "../source.js";
 import type { ToolContext, ToolDefinition } from "../types.js";
-import { McpConnection, type McpLogger } from "./connection.js";
+import { McpConnection } from "./connection.js";
+import type { McpLogger } from "./connection-options.js";
 import { callFailure } from "./failures.js";
 import { resultValue } from "./result.js";
 import { IDEMPOTENCY_META, mcpToolDefinition, policyOf, qualifiedName } from "./tool-definition.js";
@@ -117,6 +118,7 @@ export function createMcpToolSource(
         server: names[index]!,
         available: connection.status === "up",
         ...(connection.status === "down" ? { reason: connection.error ?? "unreachable" } : {}),
+        ...(connection.status === "down" && connection.stderr !== undefined ? { stderr: connection.stderr } : {}),
       }));
     },
     async close() {

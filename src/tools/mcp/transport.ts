@@ -5,6 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../config/schema.js";
+import { keepHeadAndTail } from "./stderr.js";
 
 /** Who opspilot says it is when it connects. */
 const CLIENT_INFO = { name: "opspilot", version: "0.1.0" };
@@ -12,8 +13,8 @@ const CLIENT_INFO = { name: "opspilot", version: "0.1.0" };
 /** An initialized client and what it runs over. */
 export interface OpenedClient {
   client: Client;
-  /** The last lines a stdio server wrote to stderr, for the log when it fails. */
-  stderrTail(): string;
+  /** The first and last lines a stdio server wrote to stderr, the cut stated, for the log when it fails. */
+  stderr(): string;
 }
 
 /** How to open one client. */
@@ -47,11 +48,11 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
       cwd: config.cwd,
       stderr: "pipe",
     });
-    const tail = keepTail(transport.stderr as Readable | null);
+    const stderr = keepHeadAndTail(transport.stderr as Readable | null);
     const client = await handshake(transport, options).catch((error: unknown) => {
-      throw withStderr(error, tail());
+      throw withStderr(error, stderr());
     });
-    return { client, stderrTail: tail };
+    return { client, stderr };
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers ?? {} };
@@ -59,13 +60,13 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
   const watchedFetch = watchAnswerStreams(() => opened && options.onBroken(opened));
   try {
     opened = await handshake(new StreamableHTTPClientTransport(url, { requestInit, fetch: watchedFetch }), options);
-    return { client: opened, stderrTail: () => "" };
+    return { client: opened, stderr: () => "" };
   } catch (error) {
     if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500)
       throw error;
   }
   const client = await handshake(new SSEClientTransport(url, { requestInit }), options);
-  return { client, stderrTail: () => "" };
+  return { client, stderr: () => "" };
 }
 
 async function handshake(
@@ -107,17 +108,6 @@ function watchAnswerStreams(onBroken: () => void): FetchLike {
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-}
-
-/** Reads a child's stderr as it comes (an unread pipe would stall the child) and keeps its last lines. */
-function keepTail(stream: Readable | null, lines = 20): () => string {
-  const kept: string[] = [];
-  stream?.setEncoding("utf8");
-  stream?.on("data", (chunk: string) => {
-    kept.push(...chunk.split("\n").filter((line) => line.trim().length > 0));
-    kept.splice(0, Math.max(0, kept.length - lines));
-  });
-  return () => kept.join("\n");
 }
 
 function withStderr(error: unknown, stderr: string): unknown {

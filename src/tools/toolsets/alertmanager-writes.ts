@@ -68,7 +68,6 @@ export function createAlertmanagerCreateSilenceTool(client: ToolsetClient): Tool
     risk: "high",
     idempotent: true,
     timeoutMs: client.timeoutMs * 2 + 1_000,
-    roles: ["operator", "admin"],
     summarize(result) {
       const done = result as SilenceView & { created: boolean };
       return [`silence ${done.silenceId} (${done.matchers}) until ${done.endsAt} by ${done.createdBy}`];
@@ -123,7 +122,6 @@ export function createAlertmanagerExpireSilenceTool(client: ToolsetClient): Tool
     risk: "high",
     idempotent: true,
     timeoutMs: client.timeoutMs * 3 + 1_000,
-    roles: ["operator", "admin"],
     summarize(result) {
       const done = result as SilenceView & { alreadyExpired: boolean };
       return [
