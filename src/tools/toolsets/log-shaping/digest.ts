@@ -87,8 +87,7 @@ export function digestOf(fold: LogFold, request: DigestRequest): LogDigest {
   const byLevel = Object.fromEntries(
     LEVEL_ORDER.filter((level) => fold.byLevel[level] !== undefined).map((level) => [level, fold.byLevel[level]]),
   );
-  const limitReached =
-    request.matched === undefined ? fold.lines >= request.lineLimit : request.matched > fold.lines;
+  const limitReached = request.matched === undefined ? fold.lines >= request.lineLimit : request.matched > fold.lines;
   const digest: LogDigest = {
     source: request.source,
     query: request.query,

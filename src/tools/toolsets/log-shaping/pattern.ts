@@ -4,7 +4,7 @@ const VARYING: ReadonlyArray<[RegExp, string]> = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>"],
   [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g, "<ip>"],
   [/\b0x[0-9a-f]+\b/gi, "<hex>"],
-  [/(?<![A-Za-z0-9_.-])\d+(?:\.\d+)?(?:ms|us|µs|ns|s|m|h|d|kb|mb|gb|b|%)?(?![A-Za-z0-9_-])/gi, "<n>"],
+  [/(?<![A-Za-z0-9_.-])\d+(?:\.\d+)*(?:ms|us|µs|ns|s|m|h|d|kb|mb|gb|b|%)?(?![A-Za-z0-9_-])/gi, "<n>"],
   // Ids that mix letters and digits: pod names, order ids, hashes.
   [/(?<![A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]*\d)(?=[A-Za-z0-9_.-]*[A-Za-z])[A-Za-z0-9_.-]{6,}(?![A-Za-z0-9_-])/g, "<id>"],
 ];

@@ -32,7 +32,8 @@ export async function readLines(client: ToolsetClient, read: LineRead, fold: Log
   const start = nanoseconds(read.start);
   let boundary = { nanos: -1n, keys: new Set<string>() };
   while (fold.lines < read.limit) {
-    const want = Math.min(LOKI_PAGE_LINES, read.limit - fold.lines);
+    // The lines of the boundary instant come again: asked for on top of those still wanted.
+    const want = Math.min(LOKI_PAGE_LINES, read.limit - fold.lines + boundary.keys.size);
     const data = (await lokiData(client, {
       path: "/loki/api/v1/query_range",
       query: { query: read.query, start, end: end.toString(), limit: String(want), direction: "backward" },
