@@ -145,7 +145,7 @@ function formatIssues(issues: readonly z.core.$ZodIssue[], input: unknown, prefi
   });
 }
 
-/** The one union branch whose required keys the value has, when exactly one fits that way. */
+/** The one union branch of the value's type whose required keys the value has, when exactly one fits that way. */
 function intendedBranch(branches: z.core.$ZodIssue[][], value: unknown): z.core.$ZodIssue[] | undefined {
   const record = value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
   if (!record) return undefined;
@@ -153,7 +153,9 @@ function intendedBranch(branches: z.core.$ZodIssue[][], value: unknown): z.core.
     (branch) =>
       !branch.some(
         (issue) =>
-          issue.code === "invalid_type" && issue.path.length === 1 && record[String(issue.path[0])] === undefined,
+          issue.code === "invalid_type" &&
+          // A branch of another type altogether (an object where the value is a list), or missing a required key.
+          (issue.path.length === 0 || (issue.path.length === 1 && record[String(issue.path[0])] === undefined)),
       ),
   );
   return fitting.length === 1 ? fitting[0] : undefined;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ElasticsearchToolsetSchema, LokiToolsetSchema } from "./log-toolsets-schema.js";
 
 /** One monitoring server a built-in toolset talks to over HTTP. */
 export const ToolsetEndpointSchema = z
@@ -29,6 +30,8 @@ export const ToolsetsSchema = z
     alertmanager: ToolsetEndpointSchema.optional().describe(
       "Alertmanager's API v2: alertmanager_silences, alertmanager_create_silence, alertmanager_expire_silence",
     ),
+    loki: LokiToolsetSchema.optional(),
+    elasticsearch: ElasticsearchToolsetSchema.optional(),
   })
   .strict();
 

@@ -1,9 +1,9 @@
 import type { Observation } from "../contracts/observation.js";
 import { jsonStringEnd as jsonTextEnd } from "../contracts/json-text.js";
-import { MASK_TOKENS, maskValue } from "./mask.js";
+import { MASK_TOKENS, maskValue } from "../tools/masking/mask.js";
 
 /** Masking lives in mask.ts; it is re-exported here, where callers look for sanitizing. */
-export { maskSensitive, maskValue } from "./mask.js";
+export { maskSensitive, maskValue } from "../tools/masking/mask.js";
 
 /** A ToolMessage's content and what was cut. */
 export interface BoundedObservation {

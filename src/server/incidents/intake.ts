@@ -1,9 +1,10 @@
 import type { App } from "../../app/assemble.js";
-import { runbookSections, type IncidentBriefing } from "../../service/incidents/briefing.js";
+import { logQuerySections, runbookSections, type IncidentBriefing } from "../../service/incidents/briefing.js";
 import type { IncidentWorker } from "../../service/incidents/worker.js";
 import { createIncidents } from "../../service/incidents/incidents.js";
 import type { Logger } from "../../service/observability/logger.js";
 import { pastConclusions, pastIncidentsText } from "../../service/incidents/past-incidents.js";
+import { alertLogCalls } from "../../tools/toolsets/alert-log-queries.js";
 import type { AlertIntake } from "./routes.js";
 
 /** Alert intake over an assembled app, with the worker that runs its investigations. */
@@ -40,11 +41,11 @@ export function startAlertIntake(app: App, logger: Logger): RunningIntake {
 
 /**
  * What a new incident's first message gets after the alert: the runbooks whose front matter
- * lists it, then what the last incidents like it concluded. A store that fails costs only its
- * section (logged).
+ * lists it, the log query its labels give, then what the last incidents like it concluded. A store
+ * that fails costs only its section (logged).
  */
 function briefingOf(app: App, logger: Logger): IncidentBriefing {
-  return async ({ incidentId, alertname, labels }) => {
+  return async ({ incidentId, alertname, labels, startsAt }) => {
     const past = await pastConclusions(app.store, { alertname, labels, excludeIncidentId: incidentId }).catch(
       (error: unknown) => {
         logger.error("past incidents could not be read", error);
@@ -52,6 +53,10 @@ function briefingOf(app: App, logger: Logger): IncidentBriefing {
       },
     );
     const pastText = pastIncidentsText(past);
-    return [...runbookSections(app.runbooks?.forAlert(alertname) ?? []), ...(pastText ? [pastText] : [])];
+    return [
+      ...runbookSections(app.runbooks?.forAlert(alertname) ?? []),
+      ...logQuerySections(alertLogCalls(app.config.toolsets ?? {}, { labels, startsAt })),
+      ...(pastText ? [pastText] : []),
+    ];
   };
 }

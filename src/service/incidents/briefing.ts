@@ -1,5 +1,6 @@
 import { MAX_MESSAGE_CHARS } from "../../contracts/limits.js";
 import type { RunbookFile } from "../../tools/runbooks/types.js";
+import type { AlertLogCall } from "../../tools/toolsets/alert-log-queries.js";
 
 /** Characters of one runbook put in the first message; the model reads the rest with `search_docs`. */
 const RUNBOOK_CHARS = 2_500;
@@ -12,6 +13,8 @@ export type IncidentBriefing = (incident: {
   incidentId: string;
   alertname: string;
   labels: Record<string, string>;
+  /** When the alert started (ISO), when the source says. */
+  startsAt?: string;
 }) => Promise<string[]> | string[];
 
 /** Cuts text to `max` characters at a line or word boundary near the end, marking the cut. */
@@ -35,6 +38,16 @@ export function runbookSection(file: RunbookFile): string {
 /** The runbooks listing an alert, as first-message sections (at most two). */
 export function runbookSections(files: readonly RunbookFile[]): string[] {
   return files.slice(0, RUNBOOKS_PER_ALERT).map(runbookSection);
+}
+
+/**
+ * The log reads the alert's labels give (`toolsets.<log backend>.alertQuery`), as a first-message
+ * section the model can run as written; none without a log toolset or labels that fill a query.
+ */
+export function logQuerySections(calls: readonly AlertLogCall[]): string[] {
+  if (calls.length === 0) return [];
+  const lines = calls.map((call) => `- ${call.tool} ${JSON.stringify(call.args)}`);
+  return [`Logs: start with the log query configured for this alert's labels:\n${lines.join("\n")}`];
 }
 
 /**

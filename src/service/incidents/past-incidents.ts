@@ -4,7 +4,7 @@ import { z } from "zod";
 import { canonicalJson } from "../../contracts/canonical.js";
 import { StopReasonSchema } from "../../contracts/stop-reasons.js";
 import { formatZodIssues } from "../../contracts/zod-issues.js";
-import { MASK_TOKENS, maskSensitive } from "../../execution/mask.js";
+import { MASK_TOKENS, maskSensitive } from "../../tools/masking/mask.js";
 import type { IncidentAnswer } from "./reports.js";
 import { threadLink } from "../notices/pause-webhook-body.js";
 

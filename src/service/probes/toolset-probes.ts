@@ -3,6 +3,8 @@ import { ToolError } from "../../contracts/errors.js";
 import { alertmanagerBody } from "../../tools/toolsets/alertmanager-api.js";
 import { createToolsetClient, type ToolsetClient } from "../../tools/toolsets/http-client.js";
 import { prometheusData } from "../../tools/toolsets/prometheus-api.js";
+import { lokiClient } from "../../tools/toolsets/loki/api.js";
+import type { LokiInstance } from "../../config/log-toolsets-schema.js";
 import type { DependencyProbe, ProbeResult } from "./probe.js";
 import { firstLine } from "./probe.js";
 
@@ -23,7 +25,21 @@ const ready: Step = {
   },
 };
 
-const STEPS: Record<keyof Toolsets, { label: string; steps: Step[] }> = {
+/** The toolsets whose servers a probe checks, one instance or several named ones each. */
+type ProbedToolset = keyof Toolsets;
+
+/** A request that must answer 200 with any body: the server is up and takes our headers. */
+function answers(proves: string, path: string, query?: Record<string, string>): Step {
+  return {
+    proves,
+    async run(client, signal) {
+      const { status } = await client.send({ path, query, signal });
+      if (status !== 200) throw new ToolError("transient", `${client.label} answered HTTP ${status} to ${path}.`);
+    },
+  };
+}
+
+const STEPS: Record<ProbedToolset, { label: string; steps: Step[] }> = {
   prometheus: {
     label: "Prometheus",
     steps: [
@@ -41,6 +57,8 @@ const STEPS: Record<keyof Toolsets, { label: string; steps: Step[] }> = {
       { proves: "status read", run: (client, signal) => alertmanagerBody(client, { path: "/api/v2/status", signal }) },
     ],
   },
+  loki: { label: "Loki", steps: [answers("labels read", "/loki/api/v1/labels")] },
+  elasticsearch: { label: "Elasticsearch", steps: [answers("cluster answers", "/")] },
 };
 
 /**
@@ -50,18 +68,24 @@ const STEPS: Record<keyof Toolsets, { label: string; steps: Step[] }> = {
  * the latency, or the first step that failed and why.
  */
 export function toolsetProbes(toolsets: Toolsets): DependencyProbe[] {
-  return (Object.keys(STEPS) as Array<keyof Toolsets>).flatMap((name) => {
-    const endpoint = toolsets[name];
-    return endpoint ? [toolsetProbe(name, endpoint)] : [];
+  return (Object.keys(STEPS) as ProbedToolset[]).flatMap((name) => {
+    const configured = toolsets[name];
+    if (!configured) return [];
+    // A log toolset may name several instances; each is its own dependency.
+    const endpoints: Array<ToolsetEndpoint & { name?: string }> = Array.isArray(configured) ? configured : [configured];
+    return endpoints.map((endpoint) =>
+      toolsetProbe(endpoints.length > 1 && endpoint.name ? `${name}:${endpoint.name}` : name, name, endpoint),
+    );
   });
 }
 
-function toolsetProbe(name: keyof Toolsets, endpoint: ToolsetEndpoint): DependencyProbe {
+function toolsetProbe(dependency: string, name: ProbedToolset, endpoint: ToolsetEndpoint): DependencyProbe {
   const { label, steps } = STEPS[name];
-  const client = createToolsetClient(label, endpoint);
+  // Loki's client also sends the tenant (`X-Scope-OrgID`) its tools send.
+  const client = name === "loki" ? lokiClient(endpoint as LokiInstance) : createToolsetClient(label, endpoint);
   const where = `${label} at ${new URL(endpoint.url).host}`;
   return {
-    dependency: name,
+    dependency,
     async check(signal): Promise<ProbeResult> {
       const started = performance.now();
       const took = () => `${Math.round(performance.now() - started)} ms`;
@@ -70,14 +94,14 @@ function toolsetProbe(name: keyof Toolsets, endpoint: ToolsetEndpoint): Dependen
           await step.run(client, signal);
         } catch (error) {
           return {
-            dependency: name,
+            dependency,
             ok: false,
             detail: `${where}: ${failureWords(label, error)} (${took()})${advice(name, error)}`,
           };
         }
       }
       return {
-        dependency: name,
+        dependency,
         ok: true,
         detail: `${where}: ${steps.map((step) => step.proves).join(", ")} (${took()})`,
       };
@@ -92,7 +116,7 @@ function failureWords(label: string, error: unknown): string {
 }
 
 /** Where to look, when the failure is about reaching the server (a refusal's message already says where). */
-function advice(name: keyof Toolsets, error: unknown): string {
+function advice(name: ProbedToolset, error: unknown): string {
   const code = error instanceof ToolError ? error.errorCode : "internal";
   return code === "transient" || code === "timeout" || code === "not_found" ? `: check toolsets.${name}.url` : "";
 }

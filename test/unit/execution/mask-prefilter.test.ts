@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MASK_RULES, maskSensitive, ruleMayMatch, type MaskRule } from "../../../src/execution/mask.js";
+import { MASK_RULES, maskSensitive, ruleMayMatch, type MaskRule } from "../../../src/tools/masking/mask.js";
 import { DATASET } from "../../../src/demo/ops/data/index.js";
 import { toolPayload } from "../../../bench/workload.js";
 
