@@ -168,6 +168,7 @@ function waitingCallsOf(batch: Batch, source?: Pick<PauseSource, "registry" | "r
       ...(call.status === "needs_params" ? { missing: call.missing } : {}),
       ...(approvals ? { approvals } : {}),
       ...(call.egress ? { egress: call.egress } : {}),
+      ...(call.preview?.result && call.preview.argsHash === call.argsHash ? { preview: call.preview.result } : {}),
     };
   });
 }
