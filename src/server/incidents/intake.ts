@@ -1,4 +1,5 @@
 import type { App } from "../../app/assemble.js";
+import { kubernetesSection } from "../../service/incidents/kubernetes-briefing.js";
 import { runbookSections, type IncidentBriefing } from "../../service/incidents/briefing.js";
 import { createIncidentWorker, type IncidentWorker } from "../../service/incidents/worker.js";
 import { createIncidents } from "../../service/incidents/incidents.js";
@@ -58,6 +59,11 @@ function briefingOf(app: App, logger: Logger): IncidentBriefing {
       },
     );
     const pastText = pastIncidentsText(past);
-    return [...runbookSections(app.runbooks?.forAlert(alertname) ?? []), ...(pastText ? [pastText] : [])];
+    const kubernetes = await kubernetesSection(app.registry, labels).catch(() => []);
+    return [
+      ...runbookSections(app.runbooks?.forAlert(alertname) ?? []),
+      ...kubernetes,
+      ...(pastText ? [pastText] : []),
+    ];
   };
 }
