@@ -3,6 +3,7 @@
 // the exact action, with the values filled in, because that click is the approval.
 import { formatArgs, h } from "./dom.js";
 import { egressNote, exactArgs } from "./egress.js";
+import { previewNote } from "./preview.js";
 import { t } from "./i18n.js";
 
 /**
@@ -79,6 +80,7 @@ function callFieldset(call, decisions, fieldsByCall, onDecide, single) {
     // An egress call says why it waits, and its args mark what they copied from untrusted tool results.
     call.egress ? egressNote(call.egress) : null,
     risky || call.egress ? exactArgs(call) : null,
+    call.preview ? previewNote(call.preview) : null,
     call.approvals ? approvalsLine(call.approvals) : null,
     fields.map((field) => field.element),
     controls,

@@ -5,6 +5,7 @@ import { ToolRegistry } from "../tools/registry.js";
 import type { McpToolSource } from "../tools/mcp/index.js";
 import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
+import { startKubernetesSource } from "./kubernetes-source.js";
 
 /** What the registry is built from. */
 export interface ToolCatalogOptions {
@@ -56,11 +57,14 @@ export function buildToolRegistry(options: ToolCatalogOptions): ToolRegistry {
  * retried in the background, so start-up never fails on it.
  */
 export async function connectToolSources(config: ConfigFile, logger: Logger): Promise<ToolSource[]> {
-  if (Object.keys(config.mcpServers).length === 0) return [];
+  const kubernetes = startKubernetesSource(config, logger);
+  await kubernetes?.started;
+  const own = kubernetes ? [kubernetes.source] : [];
+  if (Object.keys(config.mcpServers).length === 0) return own;
   const { createMcpToolSource } = await loadMcp();
   const source = createMcpToolSource(config.mcpServers, { logger });
   await source.start();
-  return [source];
+  return [...own, source];
 }
 
 /**
@@ -68,8 +72,10 @@ export async function connectToolSources(config: ConfigFile, logger: Logger): Pr
  * factory): connecting goes on in the background and the tools appear through `onChange`.
  */
 export function startToolSources(config: ConfigFile, logger: Logger): ToolSource[] {
-  if (Object.keys(config.mcpServers).length === 0) return [];
-  return [deferredSource(config.mcpServers, logger)];
+  const kubernetes = startKubernetesSource(config, logger);
+  const own = kubernetes ? [kubernetes.source] : [];
+  if (Object.keys(config.mcpServers).length === 0) return own;
+  return [...own, deferredSource(config.mcpServers, logger)];
 }
 
 /** The MCP client (SDK, transports, schema validator) loads only when the config names servers: most processes never need it. */

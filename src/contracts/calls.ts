@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, ErrorCode } from "./observation.js";
-import type { EgressNote, MissingField } from "./pause.js";
+import type { CallPreview, EgressNote, MissingField } from "./pause.js";
 
 /** A tool call the model proposed: a parsed call or one whose arguments were not valid JSON. */
 export interface ProposedCall {
@@ -56,6 +56,11 @@ export interface CallBase {
    * waits for a person as a high-risk call, with why and what of its args came from tool results.
    */
   egress?: EgressNote;
+  /**
+   * Set by `validate_calls` on an approval call whose tool makes dry runs: `result` is filled by
+   * `execute_tools` before the pause, for these `argsHash`es (a preview of other args is stale).
+   */
+  preview?: { argsHash: string; result?: CallPreview };
 }
 
 /** One person's approval of a call's args, kept while a four-eyes call waits for the next. */
@@ -114,7 +119,7 @@ export type WaitingCallPlan = NeedsParamsCall | NeedsApprovalCall;
 
 /** The shared fields of a call, so a new status never carries the fields of the old one. */
 export function callBase(call: PlannedCall): CallBase {
-  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision, approvals, egress } = call;
+  const { callId, tool, args, argsHash, readOnly, risk, approvedHash, decision, approvals, egress, preview } = call;
   return {
     callId,
     tool,
@@ -126,5 +131,6 @@ export function callBase(call: PlannedCall): CallBase {
     ...(decision !== undefined ? { decision } : {}),
     ...(approvals !== undefined ? { approvals } : {}),
     ...(egress !== undefined ? { egress } : {}),
+    ...(preview !== undefined ? { preview } : {}),
   };
 }

@@ -35,6 +35,24 @@ export const PauseApprovalsSchema = z.object({
   requestedBy: z.string().optional().describe("The user whose message started the run"),
 });
 
+/** What a write will change, from a dry run the system behind the tool offers (a Kubernetes `dryRun=All`). */
+export const CallPreviewSchema = z.object({
+  changes: z
+    .array(
+      z.object({
+        path: z.string().describe("The field, e.g. spec.replicas or spec.template.spec.containers[0].image"),
+        from: z.unknown().describe("Its value now (null when absent)"),
+        to: z.unknown().describe("Its value after the write (null when removed)"),
+      }),
+    )
+    .describe("The fields that will change, as the dry run reported them"),
+  note: z.string().optional().describe("What else the approver should know (a deleted pod's replacement)"),
+  error: z.string().optional().describe("Why no dry run could be made: the call waits all the same"),
+});
+
+/** A write's dry-run preview. */
+export type CallPreview = z.infer<typeof CallPreviewSchema>;
+
 /** One call waiting for the user. */
 export const WaitingCallSchema = z.object({
   callId: z.string(),
@@ -48,6 +66,9 @@ export const WaitingCallSchema = z.object({
   ),
   egress: EgressNoteSchema.optional().describe(
     "Present when the call sends data out after the thread read untrusted content: it waits for that reason",
+  ),
+  preview: CallPreviewSchema.optional().describe(
+    "Present when the tool made a dry run of these args: exactly what the write will change",
   ),
 });
 

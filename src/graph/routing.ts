@@ -1,6 +1,7 @@
 import { END } from "@langchain/langgraph";
 import type { AgentStateType } from "./state.js";
 import { waitingCalls } from "./pause.js";
+import { previewsDue } from "./previews.js";
 
 /** After `call_model`'s reply: tool calls go to the guard stage; an answer or a failed model call ends; a cancel finishes. */
 export function routeAfterModel(state: AgentStateType): "guard_calls" | "finish_run" | typeof END {
@@ -14,10 +15,15 @@ export function routeAfterGuard(state: AgentStateType): "validate_calls" | "fini
   return state.stop ? "finish_run" : "validate_calls";
 }
 
-/** After the `validate_calls` stage: run what can run first (so its results are recorded before a pause), else pause. */
+/**
+ * After the `validate_calls` stage: run what can run first (so its results are recorded before
+ * a pause) and the waiting writes' dry runs (so the pause shows them), else pause.
+ */
 export function routeAfterValidate(state: AgentStateType): "execute_tools" | "review_calls" {
   const runnable = (state.batch?.calls ?? []).some((call) => call.status === "ready" || call.status === "failed");
-  return runnable || waitingCalls(state.batch).length === 0 ? "execute_tools" : "review_calls";
+  return runnable || previewsDue(state.batch) || waitingCalls(state.batch).length === 0
+    ? "execute_tools"
+    : "review_calls";
 }
 
 /** After `review_calls`: a refused answer pauses again (a new execution, so the refused answer is never replayed), else the decided calls run. */

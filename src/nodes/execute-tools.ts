@@ -20,6 +20,7 @@ import type { CallRecordOutcome, Storage } from "../storage/types.js";
 import { memoryEntry, type MemoryEntry } from "../context/memory.js";
 import { currentTurnOf } from "../context/turns.js";
 import { spentCostUnits } from "../execution/tool-cost.js";
+import { runPreviews } from "../graph/previews.js";
 
 /** What `execute_tools` needs. */
 export interface ExecuteToolsDeps {
@@ -45,7 +46,6 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
     const threadId = threadIdOf(config);
     const user = userOf(options);
     const run = state.run!;
-    const batch = state.batch!;
     const signal = deps.cancellations.signalFor(threadId);
     const contextFor = (call: PlannedCall) => ({
       threadId,
@@ -55,6 +55,8 @@ export function makeExecuteTools(deps: ExecuteToolsDeps) {
       ...(call.decision && call.decision.action !== "reject" ? { approvedBy: call.decision.userId } : {}),
       observationMaxChars: options.observationMaxChars,
     });
+    // The dry runs of the calls that wait for approval, so the pause that follows shows them.
+    const batch = await runPreviews(state.batch!, deps.registry, contextFor, signal);
     const notRun = (errorCode: ErrorCode, message: string): Promise<CallOutcome> =>
       Promise.resolve({
         kind: "observation",

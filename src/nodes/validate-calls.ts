@@ -8,6 +8,7 @@ import { limitWrites, planCall } from "../graph/validation.js";
 import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { egressNotes, taintOf } from "../graph/taint.js";
+import { markPreviews } from "../graph/previews.js";
 
 /** `validate_calls`, a stage of `call_model`'s step after the guard: decides every proposed call's status; pure, no side effects. */
 export function makeValidateCalls(deps: { registry: ToolRegistry }) {
@@ -22,7 +23,7 @@ export function makeValidateCalls(deps: { registry: ToolRegistry }) {
       ...(taint ? { egressNote: egressNotes(taint, state.messages, deps.registry) } : {}),
     };
     const planned = proposedCalls(lastAssistant(state.messages)!).map((call) => planCall(call, context));
-    const calls = limitWrites(planned, options.writesPerStep);
+    const calls = markPreviews(limitWrites(planned, options.writesPerStep), deps.registry);
     // Counted here, where the pause is decided, so the guard can cap approval pauses per run.
     const approvalPauses = (run.approvalPauses ?? 0) + (calls.some((call) => call.status === "needs_approval") ? 1 : 0);
     return { batch: { step: run.steps, calls }, run: { ...run, approvalPauses, lastActiveAt: Date.now() } };

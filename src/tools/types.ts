@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { CallPreview } from "../contracts/pause.js";
 import type { Role, RunUser } from "../contracts/user.js";
 
 /** A field the loop asks the user for when the model did not supply it. */
@@ -130,6 +131,12 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
    * without one (MCP tools) get the default: counts, scalar fields and code-like ids.
    */
   summarize?(result: unknown): string[];
+  /**
+   * A write's dry run: what these args would change, with no effect (a Kubernetes `dryRun=All`).
+   * `execute_tools` runs it for a call that waits for approval, before the pause, so the approver
+   * sees it; a failure is shown as the preview's `error`, and the call waits all the same.
+   */
+  preview?(args: z.infer<Schema>, ctx: ToolContext): Promise<CallPreview>;
   /** Does the work. Throw `ToolError` for a classified failure. */
   run(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
 }

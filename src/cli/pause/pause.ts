@@ -1,4 +1,5 @@
 import type { PauseValue, WaitingCall } from "../../contracts/pause.js";
+import { previewLines } from "../../contracts/preview-text.js";
 import { compactJson, shellQuote } from "../output/format.js";
 import { approvalsLine } from "../../graph/approvals.js";
 import type { Style } from "../output/style.js";
@@ -38,6 +39,7 @@ function describeCall(call: WaitingCall, view: PauseView): string[] {
     `  ${view.tagOf(call.callId)} ${style.cyan(call.tool)} ${args.text}  ${style.dim("·")} ${risk} ${style.dim(`· call ${call.callId}`)}`,
   ];
   if (call.egress) lines.push(...egressLines(call.egress, args.unplaced, style));
+  lines.push(...previewLines(call.preview).map((line) => `      ${style.bold(line)}`));
   if (call.approvals) {
     const given = call.approvals.given.map((approval) => `${approval.userId} (${approval.role}, ${approval.at})`);
     lines.push(`      ${style.bold(approvalsLine(call.approvals))}`);

@@ -97,6 +97,7 @@ export function waitingCallsOf(batch: Batch, source?: Pick<PauseSource, "registr
       ...(call.status === "needs_params" ? { missing: call.missing } : {}),
       ...(approvals ? { approvals } : {}),
       ...(call.egress ? { egress: call.egress } : {}),
+      ...(call.preview?.result && call.preview.argsHash === call.argsHash ? { preview: call.preview.result } : {}),
     };
   });
 }

@@ -1,4 +1,5 @@
 import type { App } from "../../app/assemble.js";
+import { kubernetesSection } from "../../service/incidents/kubernetes-briefing.js";
 import { logQuerySections, runbookSections, type IncidentBriefing } from "../../service/incidents/briefing.js";
 import type { IncidentWorker } from "../../service/incidents/worker.js";
 import { createIncidents } from "../../service/incidents/incidents.js";
@@ -53,8 +54,10 @@ function briefingOf(app: App, logger: Logger): IncidentBriefing {
       },
     );
     const pastText = pastIncidentsText(past);
+    const kubernetes = await kubernetesSection(app.registry, labels).catch(() => []);
     return [
       ...runbookSections(app.runbooks?.forAlert(alertname) ?? []),
+      ...kubernetes,
       ...logQuerySections(alertLogCalls(app.config.toolsets ?? {}, { labels, startsAt })),
       ...(pastText ? [pastText] : []),
     ];

@@ -1,4 +1,5 @@
 import type { RunEvent } from "../../contracts/events.js";
+import { previewLines } from "../../contracts/preview-text.js";
 import { noticeBody } from "./chat-webhook-body.js";
 import { pauseActionsBlock } from "../slack/buttons.js";
 
@@ -58,7 +59,11 @@ export function pauseText(notice: PauseNotice): string {
   return [
     `⏸ ${title}`,
     notice.reason,
-    ...notice.calls.flatMap((call) => [`• ${call.tool} ${JSON.stringify(call.args)}`, ...copiedQuotes(call)]),
+    ...notice.calls.flatMap((call) => [
+      `• ${call.tool} ${JSON.stringify(call.args)}`,
+      ...previewLines(call.preview).map((line) => `  ${line}`),
+      ...copiedQuotes(call),
+    ]),
     `Thread ${notice.threadId}: ${notice.link}`,
   ].join("\n");
 }

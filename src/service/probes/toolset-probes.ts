@@ -25,8 +25,8 @@ const ready: Step = {
   },
 };
 
-/** The toolsets whose servers a probe checks, one instance or several named ones each. */
-type ProbedToolset = keyof Toolsets;
+/** The toolsets spoken to over plain HTTP, one instance or several named ones each (Kubernetes is a tool source of its own). */
+type ProbedToolset = Exclude<keyof Toolsets, "kubernetes">;
 
 /** A request that must answer 200 with any body: the server is up and takes our headers. */
 function answers(proves: string, path: string, query?: Record<string, string>): Step {
@@ -72,7 +72,9 @@ export function toolsetProbes(toolsets: Toolsets): DependencyProbe[] {
     const configured = toolsets[name];
     if (!configured) return [];
     // A log toolset may name several instances; each is its own dependency.
-    const endpoints: Array<ToolsetEndpoint & { name?: string }> = Array.isArray(configured) ? configured : [configured];
+    const endpoints: ReadonlyArray<ToolsetEndpoint & { name?: string }> = Array.isArray(configured)
+      ? configured
+      : [configured];
     return endpoints.map((endpoint) =>
       toolsetProbe(endpoints.length > 1 && endpoint.name ? `${name}:${endpoint.name}` : name, name, endpoint),
     );

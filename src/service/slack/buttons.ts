@@ -90,7 +90,7 @@ export function pauseActionsBlock(source: PauseButtonsSource): Record<string, un
         value: values[0],
         confirm: {
           title: plain(cut(`Approve ${call.tool}?`, CONFIRM_TITLE_MAX)),
-          text: plain(cut(`${call.tool} will run with the arguments shown above.`, CONFIRM_TEXT_MAX)),
+          text: plain(cut(`${call.tool} will run with the arguments shown above.${changesOf(call)}`, CONFIRM_TEXT_MAX)),
           confirm: plain("Approve"),
           deny: plain("Cancel"),
         },
@@ -99,6 +99,14 @@ export function pauseActionsBlock(source: PauseButtonsSource): Record<string, un
       linkButton(source.link, "Open on the page"),
     ],
   };
+}
+
+/** The dry run's changes, for the confirmation dialog: " It changes spec.replicas: 3 → 5." */
+function changesOf(call: WaitingCall): string {
+  const changes = (call.preview?.changes ?? []).map(
+    (change) => `${change.path}: ${String(change.from ?? "(none)")} → ${String(change.to ?? "(none)")}`,
+  );
+  return changes.length > 0 ? ` It changes ${changes.join("; ")}.` : "";
 }
 
 function linkButton(url: string, label: string, style?: "primary"): Record<string, unknown> {
