@@ -1,25 +1,8 @@
 import { z } from "zod";
+import { endpointFields } from "./toolset-endpoint-schema.js";
 
-/**
- * A log server's address, headers and time limit: the fields of `ToolsetEndpointSchema`, spelled
- * here because `toolsets-schema.ts` imports this file.
- */
-const endpoint = {
-  url: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .describe("Base URL of the server, e.g. http://loki:3100 (a path prefix is kept)"),
-  headers: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe('Headers sent with every request, e.g. { "Authorization": "Bearer ${LOKI_TOKEN}" }'),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .optional()
-    .describe("How long one request may take before the call fails as a timeout (default 10000)"),
-};
+/** A log server's address, headers and time limit. */
+const endpoint = endpointFields({ url: "http://loki:3100", token: "LOKI_TOKEN" });
 
 /** What every log backend's instance adds to a toolset server: the read budget and the alert's query. */
 const logReads = {

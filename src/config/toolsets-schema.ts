@@ -1,25 +1,8 @@
 import { z } from "zod";
 import { ElasticsearchToolsetSchema, LokiToolsetSchema } from "./log-toolsets-schema.js";
+import { ToolsetEndpointSchema } from "./toolset-endpoint-schema.js";
 
-/** One monitoring server a built-in toolset talks to over HTTP. */
-export const ToolsetEndpointSchema = z
-  .object({
-    url: z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-      .describe("Base URL of the server, e.g. http://prometheus:9090 (a path prefix is kept)"),
-    headers: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe('Headers sent with every request, e.g. { "Authorization": "Bearer ${PROM_TOKEN}" }'),
-    timeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(120_000)
-      .optional()
-      .describe("How long one request may take before the call fails as a timeout (default 10000)"),
-  })
-  .strict();
+export { ToolsetEndpointSchema };
 
 /** One Kubernetes cluster: a kubeconfig (or the in-cluster service account) and the namespaces the tools may reach. */
 export const KubernetesClusterSchema = z
