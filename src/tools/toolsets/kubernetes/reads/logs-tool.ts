@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request } from "./client.js";
-import { capped, clientFor, targetFields, type KubeContext } from "./context.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request } from "../client.js";
+import { capped, clientFor, targetFields, type KubeContext } from "../context.js";
 import { groupLines } from "./log-patterns.js";
-import { labelName, objectName } from "./names.js";
+import { labelName, objectName } from "../names.js";
 
 /** Up to this many lines are returned as they are; longer logs are grouped by pattern. */
 const PLAIN_LINES = 60;
