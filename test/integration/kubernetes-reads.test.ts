@@ -101,7 +101,7 @@ describe("the Kubernetes reads against the stand-in", () => {
   });
 
   it("states the cut when long logs are grouped by pattern", async () => {
-    const { groupLines } = await import("../../src/tools/toolsets/kubernetes/log-patterns.js");
+    const { groupLines } = await import("../../src/tools/toolsets/kubernetes/reads/log-patterns.js");
     const lines = Array.from({ length: 80 }, (_, i) => `timeout after ${i}ms`);
     expect(groupLines(lines)).toEqual([{ pattern: "timeout after <n>ms", count: 80, example: "timeout after 79ms" }]);
   });

@@ -4,14 +4,14 @@ import type { ToolDefinition } from "../../types.js";
 import { reviewAccess } from "./access.js";
 import { createKubeClient } from "./client.js";
 import type { KubeContext } from "./context.js";
-import { createEventsTool } from "./events-tool.js";
-import { createHpaTool } from "./hpa-tool.js";
-import { createPodLogsTool } from "./logs-tool.js";
+import { createEventsTool } from "./reads/events-tool.js";
+import { createHpaTool } from "./reads/hpa-tool.js";
+import { createPodLogsTool } from "./reads/logs-tool.js";
 import { TOOL_NEEDS } from "./needs.js";
-import { createNodesTool } from "./nodes-tool.js";
-import { createRolloutHistoryTool } from "./rollout-history-tool.js";
-import { createWorkloadsTool } from "./workloads-tool.js";
-import { createWriteTools } from "./write-tools.js";
+import { createNodesTool } from "./reads/nodes-tool.js";
+import { createRolloutHistoryTool } from "./reads/rollout-history-tool.js";
+import { createWorkloadsTool } from "./reads/workloads-tool.js";
+import { createWriteTools } from "./writes/write-tools.js";
 
 /** The Kubernetes tools as a source whose list follows what the credentials may do. */
 export interface KubernetesToolSource extends ToolSource {

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { CustomObjectsApi, type V1Node } from "@kubernetes/client-node";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request, type KubeClient } from "./client.js";
-import { capped, clientFor, clusterFields, type KubeContext } from "./context.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request, type KubeClient } from "../client.js";
+import { capped, clientFor, clusterFields, type KubeContext } from "../context.js";
 
 const PRESSURES = ["MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"];
 

@@ -1,5 +1,5 @@
-import type { ToolDefinition } from "../../types.js";
-import type { KubeContext } from "./context.js";
+import type { ToolDefinition } from "../../../types.js";
+import type { KubeContext } from "../context.js";
 import { createDeletePodTool } from "./delete-pod-tool.js";
 import { createRolloutRestartTool } from "./restart-tool.js";
 import { createScaleTool } from "./scale-tool.js";

@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request } from "./client.js";
-import { capped, clientFor, targetFields, type KubeContext } from "./context.js";
+import { maskSensitive } from "../../../masking/mask.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request } from "../client.js";
+import { capped, clientFor, targetFields, type KubeContext } from "../context.js";
 import { groupLines } from "./log-patterns.js";
-import { labelName, objectName } from "./names.js";
+import { labelName, objectName } from "../names.js";
 
 /** Up to this many lines are returned as they are; longer logs are grouped by pattern. */
 const PLAIN_LINES = 60;
@@ -45,9 +46,13 @@ export function createPodLogsTool(context: KubeContext): ToolDefinition {
         }),
       );
       const needle = args.filter?.toLowerCase();
+      // Each line is masked before it is filtered or folded: folding turns a secret's digits into
+      // `<n>`, a shape the masker no longer knows, and a filter must not tell whether a secret is there.
       const lines = String(text)
         .split("\n")
-        .filter((line) => line.length > 0 && (needle === undefined || line.toLowerCase().includes(needle)));
+        .filter((line) => line.length > 0)
+        .map(maskSensitive)
+        .filter((line) => needle === undefined || line.toLowerCase().includes(needle));
       const base = {
         cluster: client.name,
         namespace: args.namespace,

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolDefinition } from "../../types.js";
-import { mergePatch, request, type KubeClient } from "./client.js";
+import { defineTool, type ToolContext, type ToolDefinition } from "../../../types.js";
+import { mergePatch, request, type KubeClient } from "../client.js";
 import { changedFields } from "./changes.js";
-import { clientFor, targetFields, type KubeContext } from "./context.js";
+import { clientFor, targetFields, type KubeContext } from "../context.js";
 import { followRollout } from "./follow.js";
-import { objectName } from "./names.js";
+import { objectName } from "../names.js";
 
 /** The template annotation that makes the restart of one call a no-op when it runs again. */
 export const RESTART_MARK = "opspilot.dev/restart-call";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { capped, clientFor, targetFields, type KubeContext } from "./context.js";
-import { objectName } from "./names.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { capped, clientFor, targetFields, type KubeContext } from "../context.js";
+import { objectName } from "../names.js";
 import { readRevisions, type Revision } from "./rollouts.js";
 
 /** `kubernetes_rollout_history`: a deployment's revisions, newest first: images, change cause, when. */

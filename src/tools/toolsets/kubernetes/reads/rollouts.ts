@@ -1,5 +1,5 @@
 import type { V1Deployment, V1ReplicaSet } from "@kubernetes/client-node";
-import { request, type KubeClient } from "./client.js";
+import { request, type KubeClient } from "../client.js";
 import { ageOf } from "./digest.js";
 
 /** One revision of a deployment, newest first. */

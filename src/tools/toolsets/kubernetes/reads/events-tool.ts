@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { CoreV1Event } from "@kubernetes/client-node";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request } from "./client.js";
-import { capped, clientFor, targetFields, type KubeContext } from "./context.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request } from "../client.js";
+import { capped, clientFor, targetFields, type KubeContext } from "../context.js";
 import { ageOf } from "./digest.js";
-import { objectName } from "./names.js";
+import { objectName } from "../names.js";
 
 const MAX_EVENTS = 40;
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { V2HorizontalPodAutoscaler } from "@kubernetes/client-node";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request } from "./client.js";
-import { clientFor, targetFields, type KubeContext } from "./context.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request } from "../client.js";
+import { clientFor, targetFields, type KubeContext } from "../context.js";
 
 function hpaView(hpa: V2HorizontalPodAutoscaler) {
   const current = hpa.status?.currentReplicas ?? 0;

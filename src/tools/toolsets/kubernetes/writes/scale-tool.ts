@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { mergePatch, request } from "./client.js";
-import { clientFor, targetFields, type KubeContext } from "./context.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { mergePatch, request } from "../client.js";
+import { clientFor, targetFields, type KubeContext } from "../context.js";
 import { followRollout } from "./follow.js";
-import { objectName } from "./names.js";
+import { objectName } from "../names.js";
 
 /** `kubernetes_scale`: sets a deployment's replicas through the scale subresource, then follows it to ready. */
 export function createScaleTool(context: KubeContext): ToolDefinition {

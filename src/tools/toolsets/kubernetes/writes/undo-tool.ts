@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { V1PodTemplateSpec } from "@kubernetes/client-node";
-import { ToolError } from "../../../contracts/errors.js";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { mergePatch, request, type KubeClient } from "./client.js";
+import { ToolError } from "../../../../contracts/errors.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { mergePatch, request, type KubeClient } from "../client.js";
 import { changedFields } from "./changes.js";
-import { clientFor, targetFields, type KubeContext } from "./context.js";
+import { clientFor, targetFields, type KubeContext } from "../context.js";
 import { followRollout } from "./follow.js";
-import { objectName } from "./names.js";
-import { readRevisions, setOfRevision } from "./rollouts.js";
+import { objectName } from "../names.js";
+import { readRevisions, setOfRevision } from "../reads/rollouts.js";
 
 /** The revision's pod template as the deployment holds it (without the ReplicaSet's hash label). */
 function templateOf(template: V1PodTemplateSpec | undefined): V1PodTemplateSpec {

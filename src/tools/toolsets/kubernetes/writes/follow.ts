@@ -1,5 +1,5 @@
 import type { V1Deployment } from "@kubernetes/client-node";
-import { request, type KubeClient } from "./client.js";
+import { request, type KubeClient } from "../client.js";
 
 /** How a rollout ended for the approver and the model. */
 export interface RolloutOutcome {

@@ -16,8 +16,8 @@ export function patternOf(line: string): string {
 
 /**
  * Groups lines by pattern, most frequent first, keeping each pattern's last line as its
- * example. The lines are the cluster's raw text: the executor masks the whole result (the
- * examples included) before anything reads it.
+ * example. The lines must be masked already: a secret folded into a pattern (`sk-ab<n>cd`)
+ * is a shape the masker no longer recognises.
  */
 export function groupLines(lines: readonly string[]): LogPattern[] {
   const groups = new Map<string, LogPattern>();

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request } from "./client.js";
-import { clientFor, targetFields, type KubeContext } from "./context.js";
-import { objectName } from "./names.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request } from "../client.js";
+import { clientFor, targetFields, type KubeContext } from "../context.js";
+import { objectName } from "../names.js";
 
 /** `kubernetes_delete_pod`: deletes one pod (its controller makes a new one), at most once per call by its uid. */
 export function createDeletePodTool(context: KubeContext): ToolDefinition {

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../types.js";
-import { request } from "./client.js";
-import { capped, clientFor, targetFields, type KubeContext } from "./context.js";
+import { defineTool, type ToolDefinition } from "../../../types.js";
+import { request } from "../client.js";
+import { capped, clientFor, targetFields, type KubeContext } from "../context.js";
 import { podDigest, troubledFirst, workloadDigest, type WorkloadDigest } from "./digest.js";
-import { objectName } from "./names.js";
+import { objectName } from "../names.js";
 
 const MAX_PODS = 40;
 
