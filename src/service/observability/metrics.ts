@@ -3,6 +3,7 @@ import type { RunEvent } from "../../contracts/events.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { JobRunReport } from "../jobs/job.js";
+import type { ProbeResult } from "../probes/probe.js";
 
 /** What the metrics read from the process at each scrape. */
 export interface ScrapedSources {
@@ -95,6 +96,18 @@ export class RunMetrics {
     "Background job runs that failed (logged with the error), by job",
     ["job"],
   );
+  private readonly dependencyUp = new Gauge({
+    name: "opspilot_dependency_up",
+    help: "1 when this process's last probe of a dependency (model, toolset, mcp:<server>) passed, 0 when it failed",
+    labelNames: ["dependency"],
+    registers: [this.registry],
+  });
+  private readonly dependencyLastOk = new Gauge({
+    name: "opspilot_dependency_last_ok_timestamp_seconds",
+    help: "When this process's probe of a dependency last passed (Unix seconds; absent until one has)",
+    labelNames: ["dependency"],
+    registers: [this.registry],
+  });
   private readonly sources: ScrapedSources = {};
 
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -138,6 +151,14 @@ export class RunMetrics {
   jobRan(report: JobRunReport): void {
     this.jobRuns.inc({ job: report.job, outcome: report.outcome });
     if (report.outcome === "failed") this.jobFailures.inc({ job: report.job });
+  }
+
+  /** Sets the dependency gauges from one round of probes that ended at `at` (epoch ms). */
+  dependenciesProbed(results: readonly ProbeResult[], at: number): void {
+    for (const { dependency, ok } of results) {
+      this.dependencyUp.set({ dependency }, ok ? 1 : 0);
+      if (ok) this.dependencyLastOk.set({ dependency }, at / 1000);
+    }
   }
 
   /** Counts a request refused by a daily quota. */
