@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RunEvent } from "../../contracts/events.js";
+import { MODEL_FAILURE_REASONS } from "../../graph/model-failure.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { JobRunReport } from "../jobs/job.js";
@@ -108,6 +109,11 @@ export class RunMetrics {
     labelNames: ["dependency"],
     registers: [this.registry],
   });
+  private readonly modelErrors = this.counter(
+    "opspilot_model_errors_total",
+    "Model calls that failed for good (after retries) and ended their run, by reason",
+    ["reason"],
+  );
   private readonly sources: ScrapedSources = {};
 
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -135,6 +141,7 @@ export class RunMetrics {
       },
     });
     for (const quota of QUOTAS) this.quotaRefusals.inc({ quota }, 0);
+    for (const reason of MODEL_FAILURE_REASONS) this.modelErrors.inc({ reason }, 0);
     if (options.processMetrics) this.processMetrics();
     // Present from the start, so a rate over them reads 0 rather than no data before the first run.
     this.runsStarted.inc(0);
@@ -192,6 +199,7 @@ export class RunMetrics {
         return;
       case "run_finished":
         if (event.stopReason === "interrupted") return;
+        if (event.modelError) this.modelErrors.inc({ reason: event.modelError });
         this.runsFinished.inc({ stop_reason: event.stopReason });
         this.runSeconds.observe(event.durationMs / 1000);
         this.steps.observe(event.steps);
