@@ -13,6 +13,7 @@ import { withApprovalDefault } from "../tools/policy.js";
 import type { IncidentAnswer } from "../service/incidents/reports.js";
 import type { IncidentWorker } from "../service/incidents/worker.js";
 import type { JobEngine } from "../service/jobs/engine.js";
+import type { ProbeResult } from "../service/probes/probe.js";
 import type { JobRunReport } from "../service/jobs/job.js";
 import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
 import type { Storage } from "../storage/types.js";
@@ -31,6 +32,7 @@ import { contextBudgetOf } from "./hosted-graph.js";
 import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
+import { dependencyProbesOf } from "./dependencies.js";
 import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf } from "./notifiers.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
@@ -69,6 +71,8 @@ export interface AppOptions extends Pick<
   sweepMs?: Partial<Record<SweepName, number>>;
   /** Told of every background job's run (the job metrics); must return at once. */
   onJobRun?: (report: JobRunReport) => void;
+  /** Told of each `dependency-probes` run's results (the dependency metrics); without it that job is not registered. */
+  onDependencyProbes?: (results: readonly ProbeResult[], at: number) => void;
 }
 
 /** An assembled opspilot: the runtime and the parts behind it. */
@@ -162,6 +166,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const { jobs, incidentWorker } = createBackground({
     ...{ env, runtime, graph, storage: backend.storage, logger },
     ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun },
+    probes: () => dependencyProbesOf(env, config, sources),
+    onDependencyProbes: options.onDependencyProbes,
   });
   return {
     env,

@@ -1,7 +1,13 @@
 import type { OpsPilotGraph } from "../agent/graph.js";
 import type { Env } from "../config/env.js";
+import { parseDuration } from "../contracts/duration.js";
 import { createIncidentWorker, type IncidentWorker } from "../service/incidents/worker.js";
 import type { JobRunReport } from "../service/jobs/job.js";
+import {
+  DEPENDENCY_PROBE_MS,
+  dependencyProbeJob,
+  type DependencyProbeJobOptions,
+} from "../service/jobs/dependency-probes.js";
 import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
@@ -23,6 +29,10 @@ export interface BackgroundParts {
   sweepMs?: Partial<Record<SweepName, number>>;
   /** Told of every job run (the job metrics). */
   onJobRun?: (report: JobRunReport) => void;
+  /** The probes of this process's dependencies (model, toolsets, MCP servers). */
+  probes?: DependencyProbeJobOptions["probes"];
+  /** Told of their results (the dependency metrics); without it the probes are not scheduled. */
+  onDependencyProbes?: DependencyProbeJobOptions["onResults"];
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -32,8 +42,9 @@ export interface Background {
 }
 
 /**
- * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`, and
- * `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
+ * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
+ * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
+ * and `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
  */
 export function createBackground(parts: BackgroundParts): Background {
   const { env, runtime, storage, logger, sweepMs = {} } = parts;
@@ -49,6 +60,14 @@ export function createBackground(parts: BackgroundParts): Background {
   jobs.register(incidentJob(incidentWorker, sweepMs.incidents));
   jobs.register(queueJob(runtime, sweepMs.queue));
   jobs.register(approvalExpiryJob(runtime, sweepMs["approval-expiry"]));
+  if (parts.probes && parts.onDependencyProbes)
+    jobs.register(
+      dependencyProbeJob({
+        probes: parts.probes,
+        onResults: parts.onDependencyProbes,
+        everyMs: parseDuration(env.OPSPILOT_DEPENDENCY_PROBE_INTERVAL) ?? DEPENDENCY_PROBE_MS,
+      }),
+    );
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
   return { jobs, incidentWorker };

@@ -109,6 +109,10 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     // Absent in events stored before they existed, and when a run failed before its state could be read.
     tokens: z.number().int().optional().describe("Tokens the run spent so far, across its pauses"),
     costUsd: z.number().optional().describe("Dollars the run spent so far at the configured prices (0 without prices)"),
+    modelError: z
+      .string()
+      .optional()
+      .describe("Why the model call that ended the run failed (`unreachable`, `timeout`, `auth`, `rate_limited`, …)"),
   }),
 ]);
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ModelFailure } from "./model-failure.js";
 import { Annotation, MessagesZodMeta, type Messages } from "@langchain/langgraph";
 import { registry } from "@langchain/langgraph/zod";
 import type { Language } from "../contracts/language.js";
@@ -55,6 +56,8 @@ export interface StopInfo {
   reason: StopReason;
   /** One sentence for the final message. */
   detail: string;
+  /** Why the model call failed, when a failed model call stopped the run. */
+  modelFailure?: ModelFailure;
 }
 
 /** The figures of the latest model turn, and the reply they belong to (its events carry them as `model`). */

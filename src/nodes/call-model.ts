@@ -13,6 +13,7 @@ import { newRunInfo, runEnd, startsNewRun } from "../graph/run-info.js";
 import { repairAbandonedCalls } from "../graph/abandoned-calls.js";
 import { recordClosedCalls } from "../graph/closed-calls.js";
 import { cancelledStop, modelFailureMessage } from "../graph/stop-message.js";
+import { classifyModelFailure } from "../graph/model-failure.js";
 import { exposedTools } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
@@ -123,7 +124,7 @@ export function makeCallModel(deps: CallModelDeps) {
         ...reset,
         messages: [...repaired, failed],
         run: { ...run, steps: step, lastActiveAt: Date.now() },
-        stop: { reason: "error", detail: String(failed.content) },
+        stop: { reason: "error", detail: String(failed.content), modelFailure: classifyModelFailure(error) },
       };
     }
     const latencyMs = Math.round(performance.now() - started);

@@ -182,3 +182,36 @@ describe("the background engine", () => {
     expect(await claims.claim({ job: "stuck", dueAt: due, leaseMs: 1_000 })).toMatchObject({ kind: "claimed" });
   });
 });
+
+describe("a per-process job", () => {
+  it("runs in every process at each due time, while a claimed job runs in one of them", async () => {
+    vi.useFakeTimers({ now: Date.parse("2025-01-01T00:00:00.250Z") });
+    const sqlite = openSqlite(":memory:");
+    opened.push(sqlite);
+    const ran: string[] = [];
+    for (const process of ["a", "b"]) {
+      const jobs = createJobEngine({ claims: sqlite.storage.jobClaims, logger: { error: () => undefined } });
+      engines.push(jobs);
+      jobs.register({
+        name: "probe",
+        perProcess: true,
+        schedule: { kind: "every", ms: 1_000, atStart: true },
+        run: async (_signal, dueAt) => void ran.push(`probe ${process} ${dueAt % 10_000}`),
+      });
+      jobs.register({
+        name: "sweep",
+        schedule: { kind: "every", ms: 1_000, atStart: true },
+        run: async (_signal, dueAt) => void ran.push(`sweep ${dueAt % 10_000}`),
+      });
+      jobs.start();
+    }
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(ran.sort()).toEqual(["probe a 0", "probe a 1000", "probe b 0", "probe b 1000", "sweep 0", "sweep 1000"]);
+    // No claim was asked for: the per-process job leaves nothing in the claims another process could see.
+    expect(
+      await sqlite.storage.jobClaims.claim({ job: "probe", dueAt: Date.parse("2025-01-01T00:00:00Z"), leaseMs: 1_000 }),
+    ).toMatchObject({
+      kind: "claimed",
+    });
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../../contracts/duration.js";
 import { integer } from "./values.js";
 
 /** Where the state is stored and where the HTTP server listens. */
@@ -21,6 +22,14 @@ export const UPKEEP_VARS = {
     .optional()
     .describe(
       "Days of checkpoints, events, raw results and records the server keeps, pruning once a day (unset: keeps everything)",
+    ),
+  OPSPILOT_DEPENDENCY_PROBE_INTERVAL: z
+    .string()
+    .regex(DURATION_PATTERN, { error: DURATION_HINT })
+    .refine((value) => parseDuration(value) !== undefined, { error: DURATION_HINT })
+    .default("60s")
+    .describe(
+      'How often each process probes the model, the toolsets and the MCP servers for opspilot_dependency_up ("30s", "5m"; the first probe runs at start)',
     ),
   OPSPILOT_CHECKPOINTS: z
     .enum(["history", "latest"], { error: "must be history or latest" })

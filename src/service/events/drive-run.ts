@@ -18,6 +18,7 @@ import { runEnd } from "../../graph/run-info.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../../graph/config.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Logger } from "../observability/logger.js";
+import type { ModelFailure } from "../../graph/model-failure.js";
 import { isTextDeltaChunk } from "../../models/text-deltas.js";
 import type { PauseEvent } from "../notices/pause-webhook-body.js";
 
@@ -88,6 +89,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
   let resumed = resuming;
   // Unknown when the run failed before its state could be read: the records keep what they had.
   let spent: { tokens: number; costUsd: number; toolCostUnits?: number } | undefined;
+  let modelFailure: ModelFailure | undefined;
   // The state after the last step, as streamed once its checkpoint was saved; none after a pause (read from the saver).
   let last: Partial<AgentStateType> | undefined;
   try {
@@ -132,6 +134,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       if (event.type === "loop_interrupt") notifyPause(options, event);
       stopReason = "interrupted";
     } else stopReason = state.stop?.reason ?? "final_answer";
+    modelFailure = state.stop?.modelFailure;
   } catch (error) {
     stopReason = "error";
     // This process is alive: the run is announced so its error answer has a run to belong to.
@@ -151,7 +154,9 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       .compactThread(threadId)
       .catch((error: unknown) => options.logger.error(`could not compact thread ${threadId}`, error));
   await options.beforeFinish();
-  await emit(runFinished({ stopReason, steps, durationMs, paused: resumed, ...(spent ? { spent } : {}) }));
+  if (modelFailure) options.logger.warn?.(modelFailureLine(options, modelFailure));
+  const modelError = modelFailure?.reason;
+  await emit(runFinished({ stopReason, steps, durationMs, paused: resumed, ...(spent ? { spent } : {}), modelError }));
   return stopReason;
 }
 
@@ -223,4 +228,15 @@ async function untilCheckpointed(graph: OpsPilotGraph, threadId: string, message
     if (values.messages.some((message) => message.id === messageId) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** The warn line of a model call that failed for good: why, the HTTP status, the error class and the request id (never a key). */
+function modelFailureLine(options: { runId: string; threadId: string }, failure: ModelFailure): string {
+  const parts = [
+    `reason=${failure.reason}`,
+    `status=${failure.status ?? "none"}`,
+    `error=${failure.errorClass}`,
+    ...(failure.requestId ? [`request_id=${failure.requestId}`] : []),
+  ];
+  return `model call failed for run ${options.runId} on thread ${options.threadId}: ${parts.join(" ")}`;
 }

@@ -61,8 +61,10 @@ export function runFinished(end: {
   /** Whether the run had paused for a person. */
   paused: boolean;
   spent?: { tokens: number; costUsd: number };
+  /** Why the model call that ended the run failed. */
+  modelError?: string;
 }): RunEventBody {
-  const { stopReason, steps, durationMs, paused, spent } = end;
+  const { stopReason, steps, durationMs, paused, spent, modelError } = end;
   return {
     type: "run_finished",
     stopReason,
@@ -70,6 +72,7 @@ export function runFinished(end: {
     durationMs,
     paused,
     ...(spent ? { tokens: spent.tokens, costUsd: spent.costUsd } : {}),
+    ...(modelError ? { modelError } : {}),
   };
 }
 

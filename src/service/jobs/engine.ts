@@ -2,7 +2,7 @@ import type { JobClaimStore } from "../../storage/jobs/types.js";
 import type { Logger } from "../observability/logger.js";
 import { settleWithin } from "../runtime/shutdown.js";
 import type { JobDefinition, JobRunReport } from "./job.js";
-import { runClaimed } from "./run-claimed.js";
+import { runClaimed, runHere } from "./run-claimed.js";
 import { dueTimes, type DueTimes } from "./schedule.js";
 
 /** A claim lasts this long without renewal unless the job says otherwise. */
@@ -108,6 +108,7 @@ export function createJobEngine(options: JobEngineOptions): JobEngine {
 
   async function attempt(slot: Slot, due: number, controller: AbortController): Promise<void> {
     const { name } = slot.job;
+    if (slot.job.perProcess) return runHere({ ...options, now, job: slot.job, dueAt: due, controller });
     const claim = await claims.claim({ job: name, dueAt: due, leaseMs: slot.leaseMs });
     switch (claim.kind) {
       case "claimed":

@@ -20,6 +20,11 @@ export interface JobDefinition {
   run(signal: AbortSignal, dueAt: number): Promise<void>;
   /** How long a claim lasts without renewal: another process takes over a dead one's job after it (30 s by default). */
   leaseMs?: number;
+  /**
+   * Runs in every process at each due time, without a claim (a check of what this process
+   * sees, such as its own dependency probes); by default one process runs each due time.
+   */
+  perProcess?: boolean;
 }
 
 /** What became of one run (metrics, logs, tests). */

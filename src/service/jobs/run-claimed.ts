@@ -30,22 +30,38 @@ export async function runClaimed(run: ClaimedRun): Promise<void> {
       (error: unknown) => logger.error(`could not renew the claim of background job ${job.name}`, error),
     );
   }, run.leaseMs / 3);
-  const startedAt = run.now();
   let report: JobRunReport;
   try {
-    await job.run(controller.signal, run.dueAt);
-    report = { job: job.name, dueAt: run.dueAt, outcome: "ok", durationMs: run.now() - startedAt };
-  } catch (error) {
-    report = { job: job.name, dueAt: run.dueAt, outcome: "failed", durationMs: run.now() - startedAt, error };
-    logger.error(`background job ${job.name} failed`, error);
+    report = await runOnce(run);
   } finally {
     clearInterval(renewal);
   }
   if (controller.signal.aborted && report.outcome === "failed") await claims.release(job.name, claimId);
   else await claims.finish(job.name, claimId);
+  tell(run, report);
+}
+
+/** One run of a `perProcess` job: no claim is asked for or kept; failures are logged and reported as a claimed run's are. */
+export async function runHere(run: Omit<ClaimedRun, "claim" | "leaseMs" | "claims">): Promise<void> {
+  tell(run, await runOnce(run));
+}
+
+async function runOnce(run: Omit<ClaimedRun, "claim" | "leaseMs" | "claims">): Promise<JobRunReport> {
+  const { job } = run;
+  const startedAt = run.now();
+  try {
+    await job.run(run.controller.signal, run.dueAt);
+    return { job: job.name, dueAt: run.dueAt, outcome: "ok", durationMs: run.now() - startedAt };
+  } catch (error) {
+    run.logger.error(`background job ${job.name} failed`, error);
+    return { job: job.name, dueAt: run.dueAt, outcome: "failed", durationMs: run.now() - startedAt, error };
+  }
+}
+
+function tell(run: Pick<ClaimedRun, "onRun" | "logger">, report: JobRunReport): void {
   try {
     run.onRun?.(report);
   } catch (error) {
-    logger.error("a background job's observer failed", error);
+    run.logger.error("a background job's observer failed", error);
   }
 }

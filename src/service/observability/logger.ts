@@ -4,6 +4,8 @@ export interface Logger {
   error(message: string, error?: unknown): void;
   /** Logs a recovery worth knowing (an MCP server back up); loggers that keep only failures leave it out. */
   info?(message: string): void;
+  /** Logs a failure that explains itself in one line (a model call that failed for good); loggers may leave it out. */
+  warn?(message: string): void;
 }
 
 /**
@@ -14,6 +16,9 @@ export function consoleLogger(level: "debug" | "info" | "warn" | "error" | "sile
   return {
     error: (message, error) => {
       if (level !== "silent") console.error(`[opspilot] ${message}`, error ?? "");
+    },
+    warn: (message) => {
+      if (level !== "error" && level !== "silent") console.error(`[opspilot] ${message}`);
     },
     info: (message) => {
       if (level === "debug" || level === "info") console.error(`[opspilot] ${message}`);

@@ -1,8 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RunEvent } from "../../contracts/events.js";
+import { MODEL_FAILURE_REASONS } from "../../graph/model-failure.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { JobRunReport } from "../jobs/job.js";
+import type { ProbeResult } from "../probes/probe.js";
 
 /** What the metrics read from the process at each scrape. */
 export interface ScrapedSources {
@@ -95,6 +97,23 @@ export class RunMetrics {
     "Background job runs that failed (logged with the error), by job",
     ["job"],
   );
+  private readonly dependencyUp = new Gauge({
+    name: "opspilot_dependency_up",
+    help: "1 when this process's last probe of a dependency (model, toolset, mcp:<server>) passed, 0 when it failed",
+    labelNames: ["dependency"],
+    registers: [this.registry],
+  });
+  private readonly dependencyLastOk = new Gauge({
+    name: "opspilot_dependency_last_ok_timestamp_seconds",
+    help: "When this process's probe of a dependency last passed (Unix seconds; absent until one has)",
+    labelNames: ["dependency"],
+    registers: [this.registry],
+  });
+  private readonly modelErrors = this.counter(
+    "opspilot_model_errors_total",
+    "Model calls that failed for good (after retries) and ended their run, by reason",
+    ["reason"],
+  );
   private readonly sources: ScrapedSources = {};
 
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -122,6 +141,7 @@ export class RunMetrics {
       },
     });
     for (const quota of QUOTAS) this.quotaRefusals.inc({ quota }, 0);
+    for (const reason of MODEL_FAILURE_REASONS) this.modelErrors.inc({ reason }, 0);
     if (options.processMetrics) this.processMetrics();
     // Present from the start, so a rate over them reads 0 rather than no data before the first run.
     this.runsStarted.inc(0);
@@ -138,6 +158,14 @@ export class RunMetrics {
   jobRan(report: JobRunReport): void {
     this.jobRuns.inc({ job: report.job, outcome: report.outcome });
     if (report.outcome === "failed") this.jobFailures.inc({ job: report.job });
+  }
+
+  /** Sets the dependency gauges from one round of probes that ended at `at` (epoch ms). */
+  dependenciesProbed(results: readonly ProbeResult[], at: number): void {
+    for (const { dependency, ok } of results) {
+      this.dependencyUp.set({ dependency }, ok ? 1 : 0);
+      if (ok) this.dependencyLastOk.set({ dependency }, at / 1000);
+    }
   }
 
   /** Counts a request refused by a daily quota. */
@@ -171,6 +199,7 @@ export class RunMetrics {
         return;
       case "run_finished":
         if (event.stopReason === "interrupted") return;
+        if (event.modelError) this.modelErrors.inc({ reason: event.modelError });
         this.runsFinished.inc({ stop_reason: event.stopReason });
         this.runSeconds.observe(event.durationMs / 1000);
         this.steps.observe(event.steps);
