@@ -99,6 +99,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     logger,
     onEvent: (event) => metrics.observe(event),
     onJobRun: (report) => metrics.jobRan(report),
+    onDependencyProbes: (results, at) => metrics.dependenciesProbed(results, at),
     shutdownGraceMs: 10_000,
     currentRoles: currentRolesOf(auth),
   });
