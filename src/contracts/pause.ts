@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionRequestSchema, ReviewConfigSchema } from "./hitl.js";
+import { ActionRequestSchema, ReviewConfigSchema } from "./pause/hitl.js";
 
 /** A field the user is asked for, with allowed values where they are enumerated. */
 export const MissingFieldSchema = z.object({

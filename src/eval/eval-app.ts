@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { openApp, type App } from "../app/assemble.js";
-import { openRunbooks } from "../app/runbooks.js";
+import { openRunbooks } from "../app/sources/runbooks.js";
 import { serverRunLimits } from "../app/run-limits.js";
 import { loadEnv } from "../config/env.js";
 import { loadConfig } from "../config/file.js";

@@ -1,7 +1,7 @@
 import { END } from "@langchain/langgraph";
 import type { AgentStateType } from "./state.js";
 import { waitingCalls } from "./pause.js";
-import { previewsDue } from "./previews.js";
+import { previewsDue } from "./calls/previews.js";
 
 /** After `call_model`'s reply: tool calls go to the guard stage; an answer or a failed model call ends; a cancel finishes. */
 export function routeAfterModel(state: AgentStateType): "guard_calls" | "finish_run" | typeof END {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ErrorCode, ObservationMeta } from "../contracts/observation.js";
 import { notExecuted } from "../execution/tool-message.js";
-import { unansweredCalls } from "./pairing.js";
+import { unansweredCalls } from "./calls/pairing.js";
 import type { Language } from "../contracts/language.js";
 import { loopWords, type LimitWords, type NextStep } from "../contracts/words/loop-words.js";
 import type { StopReason } from "../contracts/stop-reasons.js";

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import type { RunUser } from "../contracts/user.js";
 import { classifyFailure } from "../execution/classify.js";
-import { missingAskFields } from "../graph/validation.js";
+import { missingAskFields } from "../graph/calls/validation.js";
 import { ERROR_CODE_META, NEEDS_USER_META } from "../tools/mcp/result.js";
 import { ASK_USER_META, IDEMPOTENCY_META, ROLES_META } from "../tools/mcp/tool-definition.js";
 import { effectiveRoles } from "../tools/registry.js";

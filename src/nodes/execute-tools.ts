@@ -4,7 +4,7 @@ import { readRunOptions } from "../graph/config.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { type AgentStateType, type AgentStateUpdate } from "../graph/state.js";
 import { callBase, type PlannedCall } from "../contracts/calls.js";
-import { notAllowed } from "../graph/validation.js";
+import { notAllowed } from "../graph/calls/validation.js";
 import type { CallOutcome } from "../execution/call-tool.js";
 import { runGoverned } from "../execution/governed-call.js";
 import { ToolRateLimits } from "../execution/tool-rate-limits.js";
@@ -20,7 +20,7 @@ import type { CallRecordOutcome, Storage } from "../storage/types.js";
 import { memoryEntry, type MemoryEntry } from "../context/memory.js";
 import { currentTurnOf } from "../context/turns.js";
 import { spentCostUnits } from "../execution/tool-cost.js";
-import { runPreviews } from "../graph/previews.js";
+import { runPreviews } from "../graph/calls/previews.js";
 
 /** What `execute_tools` needs. */
 export interface ExecuteToolsDeps {

@@ -4,7 +4,7 @@ import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import { runEnd } from "../graph/run-info.js";
 import { stopWithAnswer } from "../graph/stop-message.js";
 import type { Recorder } from "../storage/types.js";
-import { recordClosedCalls } from "../graph/closed-calls.js";
+import { recordClosedCalls } from "../graph/calls/closed-calls.js";
 import { threadIdOf } from "../graph/context.js";
 
 /**

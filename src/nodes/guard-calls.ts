@@ -2,11 +2,11 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
 import { RECENT_STEPS_KEPT, asksApproval, checkLimits, stepFingerprint } from "../graph/guard.js";
-import { lastAssistant } from "../graph/pairing.js";
+import { lastAssistant } from "../graph/calls/pairing.js";
 import { proposedCalls } from "../contracts/calls.js";
 import { limitStop } from "../graph/stop-message.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { taintOf } from "../graph/taint.js";
+import { taintOf } from "../graph/calls/taint.js";
 
 /** `guard_calls`, a stage of `call_model`'s step: deterministic stop rules over the run's counters and the calls just proposed. */
 export function makeGuardCalls(deps: { registry: ToolRegistry }) {

@@ -2,13 +2,13 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { readRunOptions } from "../graph/config.js";
 import { userOf } from "../graph/context.js";
 import type { AgentStateType, AgentStateUpdate } from "../graph/state.js";
-import { lastAssistant } from "../graph/pairing.js";
+import { lastAssistant } from "../graph/calls/pairing.js";
 import { proposedCalls } from "../contracts/calls.js";
-import { limitWrites, planCall } from "../graph/validation.js";
+import { limitWrites, planCall } from "../graph/calls/validation.js";
 import { allowedToolForStep } from "../graph/guard.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { egressNotes, taintOf } from "../graph/taint.js";
-import { markPreviews } from "../graph/previews.js";
+import { egressNotes, taintOf } from "../graph/calls/taint.js";
+import { markPreviews } from "../graph/calls/previews.js";
 
 /** `validate_calls`, a stage of `call_model`'s step after the guard: decides every proposed call's status; pure, no side effects. */
 export function makeValidateCalls(deps: { registry: ToolRegistry }) {

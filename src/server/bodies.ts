@@ -3,7 +3,7 @@ import { z } from "zod";
 import { RequestError } from "./http-errors.js";
 import { formatZodIssues } from "../contracts/zod-issues.js";
 import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
-import { HitlResponseSchema, isHitlShaped, type HitlResponse } from "../contracts/hitl.js";
+import { HitlResponseSchema, isHitlShaped, type HitlResponse } from "../contracts/pause/hitl.js";
 import { MAX_MESSAGE_CHARS, RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
 import { assertMessageFits } from "../contracts/errors.js";
 import { MultitaskStrategySchema, type MultitaskStrategy } from "../service/runtime/multitask-strategy.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildToolRegistry, startToolSources } from "../../src/app/tool-catalog.js";
+import { buildToolRegistry, startToolSources } from "../../src/app/sources/tool-catalog.js";
 import { parseConfig } from "../../src/config/file.js";
 import { filesystemServer } from "../fixtures/mcp-servers.js";
 

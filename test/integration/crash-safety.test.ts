@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { OpsStore } from "../../src/demo/index.js";
-import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
+import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { CHECKPOINT_KILL_POINTS, KILL_POINTS } from "../fixtures/kill-points.js";
 import { CRASH_OUTCOMES, crashAndSettle, runChild } from "../fixtures/crash-recovery.js";
 import { latestMessages } from "../fixtures/checkpoints.js";

@@ -8,7 +8,7 @@ import { parseConfig } from "../../src/config/file.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
-import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
+import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 

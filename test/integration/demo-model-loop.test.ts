@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { InterruptValue } from "../../src/contracts/pause.js";
-import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
+import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { demoUser as user, useDemoApp } from "../fixtures/demo-app.js";
 
 const demo = useDemoApp("opspilot-demo-");

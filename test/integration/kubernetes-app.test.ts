@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/file.js";
-import { buildToolRegistry, connectToolSources } from "../../src/app/tool-catalog.js";
+import { buildToolRegistry, connectToolSources } from "../../src/app/sources/tool-catalog.js";
 import { consoleLogger } from "../../src/service/observability/logger.js";
 import { READ_ONLY_RULES, startKubernetesStandin, type KubernetesStandin } from "../fixtures/kubernetes-standin.js";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, openApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { checkPairing, pairingHolds } from "../../src/graph/pairing.js";
+import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { pauseOf, typesOf } from "../fixtures/mcp-app.js";

@@ -1,7 +1,7 @@
 import { checkToolKeys, describeToolKey, toolKeyCheckOf, type ToolKeyFinding } from "../../app/config-check.js";
 import { serverRunLimits } from "../../app/run-limits.js";
-import { builtInTools, openRunbooks } from "../../app/runbooks.js";
-import { buildToolRegistry } from "../../app/tool-catalog.js";
+import { builtInTools, openRunbooks } from "../../app/sources/runbooks.js";
+import { buildToolRegistry } from "../../app/sources/tool-catalog.js";
 import type { Env } from "../../config/env.js";
 import { oidcSettingsOf } from "../../config/oidc-settings.js";
 import type { ConfigFile } from "../../config/schema.js";

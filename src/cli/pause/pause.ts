@@ -1,7 +1,7 @@
 import type { PauseValue, WaitingCall } from "../../contracts/pause.js";
-import { previewLines } from "../../contracts/preview-text.js";
+import { previewLines } from "../../contracts/pause/preview-text.js";
 import { compactJson, shellQuote } from "../output/format.js";
-import { approvalsLine } from "../../graph/approvals.js";
+import { approvalsLine } from "../../graph/pause/approvals.js";
 import type { Style } from "../output/style.js";
 
 /** How a pause is shown: styles, and the short tag of a call ("[3]"). */

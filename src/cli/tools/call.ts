@@ -1,6 +1,6 @@
 import { assertMessageFits } from "../../contracts/errors.js";
 import { ERROR_CLASSES } from "../../contracts/error-codes.js";
-import { planCall } from "../../graph/validation.js";
+import { planCall } from "../../graph/calls/validation.js";
 import { closeMatches, editDistance } from "../../tools/edit-distance.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { hasDecisionFlags, type CliArgs } from "../args.js";

@@ -1,4 +1,4 @@
-import type { DurationUnit, LoopWords } from "./loop-words.js";
+import type { DurationUnit, LoopWords } from "./types.js";
 
 const UNIT_NAMES: Record<DurationUnit, [one: string, many: string]> = {
   d: ["day", "days"],

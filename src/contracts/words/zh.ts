@@ -1,4 +1,4 @@
-import type { DurationUnit, LoopWords } from "./loop-words.js";
+import type { DurationUnit, LoopWords } from "./types.js";
 
 const UNIT_NAMES: Record<DurationUnit, string> = { d: "天", h: "小时", m: "分钟", s: "秒" };
 

@@ -4,8 +4,8 @@ import { callBase } from "../../contracts/calls.js";
 import { argsHash } from "../../contracts/canonical.js";
 import type { Decision } from "../../contracts/pause.js";
 import type { Language } from "../../contracts/language.js";
-import { describeIssues, missingAskFields } from "../validation.js";
-import { approvalCounts, countedApprovals, isFourEyes } from "../approvals.js";
+import { describeIssues, missingAskFields } from "../calls/validation.js";
+import { approvalCounts, countedApprovals, isFourEyes } from "./approvals.js";
 import { ruleOf } from "./interrupt.js";
 import type { JudgedDecision, ResumeContext } from "./resume-types.js";
 

@@ -5,9 +5,9 @@ import type { WaitingCallPlan } from "../../contracts/calls.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { InterruptValue, WaitingCall } from "../../contracts/pause.js";
 import type { Language } from "../../contracts/language.js";
-import { egressReason } from "../taint.js";
-import { hitlRequestOf } from "../../contracts/hitl.js";
-import { approvalRule, approvalsLine, countedApprovals, pauseApprovals, type ApprovalRule } from "../approvals.js";
+import { egressReason } from "../calls/taint.js";
+import { hitlRequestOf } from "../../contracts/pause/hitl.js";
+import { approvalRule, approvalsLine, countedApprovals, pauseApprovals, type ApprovalRule } from "./approvals.js";
 import { waitingCalls } from "./standing.js";
 
 /**

@@ -6,7 +6,7 @@ import type { RunEvent, RunEventBody } from "../../contracts/events.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../../graph/config.js";
 import { tryLease } from "../runtime/lease.js";
 import { stopWithAnswer } from "../../graph/stop-message.js";
-import { recordClosedCalls } from "../../graph/closed-calls.js";
+import { recordClosedCalls } from "../../graph/calls/closed-calls.js";
 import { runEnd } from "../../graph/run-info.js";
 import { runFinished, runStarted, stepEvents } from "../events/step-events.js";
 import { readThread } from "../runtime/read-thread.js";

@@ -5,7 +5,7 @@ import type { RunEvent } from "../../contracts/events.js";
 import type { RunUser } from "../../contracts/user.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../../graph/config.js";
 import { stopWithAnswer } from "../../graph/stop-message.js";
-import { recordClosedCalls } from "../../graph/closed-calls.js";
+import { recordClosedCalls } from "../../graph/calls/closed-calls.js";
 import { rejectionMessage, waitingCalls } from "../../graph/pause.js";
 import type { ThreadSnapshot } from "../runtime/read-thread.js";
 import { toolMessage } from "../../execution/tool-message.js";

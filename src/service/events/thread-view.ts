@@ -1,7 +1,7 @@
 import type { ArgsView } from "./args-view.js";
 import { toMessageView } from "./message-views.js";
 import type { MessageView, ThreadView } from "../runtime/runtime.js";
-import { taintOf } from "../../graph/taint.js";
+import { taintOf } from "../../graph/calls/taint.js";
 import type { ThreadSnapshot } from "../runtime/read-thread.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 

@@ -1,5 +1,5 @@
 import type { RunEvent } from "../../contracts/events.js";
-import { previewLines } from "../../contracts/preview-text.js";
+import { previewLines } from "../../contracts/pause/preview-text.js";
 import { noticeBody } from "./chat-webhook-body.js";
 import { pauseActionsBlock } from "../slack/buttons.js";
 

@@ -1,4 +1,4 @@
-import type { Taint } from "../../graph/taint.js";
+import type { Taint } from "../../graph/calls/taint.js";
 import type { InterruptValue, ResumeValue } from "../../contracts/pause.js";
 import type { EventBodyOf, RunEvent, StreamEvent } from "../../contracts/events.js";
 import type { RunOptionsRequest } from "../../graph/limits.js";

@@ -2,7 +2,7 @@ import { OpsPilotError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
 import { KNOWN_ROLES, type CurrentRoles, type Role, type RunUser } from "../../contracts/user.js";
 import type { WaitingCall } from "../../contracts/pause.js";
-import { approvalsLine } from "../../graph/approvals.js";
+import { approvalsLine } from "../../graph/pause/approvals.js";
 import type { Logger } from "../observability/logger.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SlackButtonValue } from "./buttons.js";

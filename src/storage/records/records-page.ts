@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from "../types.js";
+import type { ToolCallRecord } from "./recorder.js";
 
 type Row = Record<string, unknown>;
 

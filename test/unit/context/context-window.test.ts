@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { buildRequest, type RequestParts } from "../../../src/context/context-window.js";
 import { emptyMemory, memoryEntry, type MemoryEntry, type WorkingMemory } from "../../../src/context/memory.js";
-import { checkPairing, pairingHolds } from "../../../src/graph/pairing.js";
+import { checkPairing, pairingHolds } from "../../../src/graph/calls/pairing.js";
 import { tokenMeter } from "../../../src/context/request-tokens.js";
 import { toolMessage } from "../../../src/execution/tool-message.js";
 import { contextBudgetFor, inputLimitOf, targetOf, type ContextBudget } from "../../../src/models/context-budget.js";

@@ -7,7 +7,7 @@ import type { AgentStateType, RunInfo } from "../../../src/graph/state.js";
 import type { PlannedCall } from "../../../src/contracts/calls.js";
 import { argsHash, canonicalJson } from "../../../src/contracts/canonical.js";
 import { checkLimits, cycleLength, failedStepsAfter, fingerprint } from "../../../src/graph/guard.js";
-import { checkPairing } from "../../../src/graph/pairing.js";
+import { checkPairing } from "../../../src/graph/calls/pairing.js";
 import { maskSensitive } from "../../../src/execution/sanitize.js";
 
 const ai = (ids: string[]) =>

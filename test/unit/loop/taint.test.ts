@@ -1,8 +1,8 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { egressNotes, egressReason, taintOf } from "../../../src/graph/taint.js";
-import { planCall } from "../../../src/graph/validation.js";
+import { egressNotes, egressReason, taintOf } from "../../../src/graph/calls/taint.js";
+import { planCall } from "../../../src/graph/calls/validation.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { defineTool } from "../../../src/tools/types.js";
 

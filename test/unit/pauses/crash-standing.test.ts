@@ -5,7 +5,7 @@ import type { PendingWrite } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { compileGraph, type OpsPilotGraph } from "../../../src/agent/graph.js";
 import { threadStanding } from "../../../src/graph/pause.js";
-import { checkPairing } from "../../../src/graph/pairing.js";
+import { checkPairing } from "../../../src/graph/calls/pairing.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../../fixtures/scripted-model.js";
 import { CancellationRegistry } from "../../../src/service/runtime/cancellation.js";

@@ -5,7 +5,7 @@ import { createHarness, shape } from "../../fixtures/harness.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { applyToolPolicy } from "../../../src/tools/policy.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
-import { approvalsLine } from "../../../src/graph/approvals.js";
+import { approvalsLine } from "../../../src/graph/pause/approvals.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import type { RunUser } from "../../../src/contracts/user.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";

@@ -4,7 +4,7 @@ import type { HITLRequest, HITLResponse } from "langchain";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { InterruptValue } from "../../../src/contracts/pause.js";
-import { decisionsFromHitl, type HitlResponse } from "../../../src/contracts/hitl.js";
+import { decisionsFromHitl, type HitlResponse } from "../../../src/contracts/pause/hitl.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { builtInTools } from "../../../src/app/runbooks.js";
-import { buildToolRegistry } from "../../../src/app/tool-catalog.js";
+import { builtInTools } from "../../../src/app/sources/runbooks.js";
+import { buildToolRegistry } from "../../../src/app/sources/tool-catalog.js";
 import { parseConfig } from "../../../src/config/file.js";
 import { ConfigError } from "../../../src/contracts/errors.js";
 import type { OpsStore } from "../../../src/demo/index.js";

@@ -1,9 +1,9 @@
-import type { CallBase, GivenApproval } from "../contracts/calls.js";
-import type { PauseApprovals } from "../contracts/pause.js";
-import type { Language } from "../contracts/language.js";
-import { loopWords } from "../contracts/words/loop-words.js";
-import type { RunUser } from "../contracts/user.js";
-import type { ToolDefinition } from "../tools/types.js";
+import type { CallBase, GivenApproval } from "../../contracts/calls.js";
+import type { PauseApprovals } from "../../contracts/pause.js";
+import type { Language } from "../../contracts/language.js";
+import { loopWords } from "../../contracts/words/loop-words.js";
+import type { RunUser } from "../../contracts/user.js";
+import type { ToolDefinition } from "../../tools/types.js";
 
 /** Who must approve a tool's calls (`approvals.required`, `approvals.distinctFromRequester`). */
 export interface ApprovalRule {

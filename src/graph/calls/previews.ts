@@ -1,9 +1,9 @@
-import type { PlannedCall } from "../contracts/calls.js";
-import { ToolError } from "../contracts/errors.js";
-import type { CallPreview } from "../contracts/pause.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import type { ToolContext } from "../tools/types.js";
-import type { Batch } from "./state.js";
+import type { PlannedCall } from "../../contracts/calls.js";
+import { ToolError } from "../../contracts/errors.js";
+import type { CallPreview } from "../../contracts/pause.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import type { ToolContext } from "../../tools/types.js";
+import type { Batch } from "../state.js";
 
 /** A preview (dry run) never holds a pause back longer than this. */
 const PREVIEW_LIMIT_MS = 15_000;

@@ -1,11 +1,11 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import type { ObservationMeta } from "../contracts/observation.js";
-import { ERROR_CLASSES } from "../contracts/error-codes.js";
-import { argsHash } from "../contracts/canonical.js";
-import type { CallRecordOutcome, Recorder } from "../storage/types.js";
-import { summarizeArgs } from "../execution/args-summary.js";
-import { proposedCalls } from "../contracts/calls.js";
-import type { Batch } from "./state.js";
+import type { ObservationMeta } from "../../contracts/observation.js";
+import { ERROR_CLASSES } from "../../contracts/error-codes.js";
+import { argsHash } from "../../contracts/canonical.js";
+import type { CallRecordOutcome, Recorder } from "../../storage/types.js";
+import { summarizeArgs } from "../../execution/args-summary.js";
+import { proposedCalls } from "../../contracts/calls.js";
+import type { Batch } from "../state.js";
 
 /**
  * Gives a call record to each call a stop closed without running it (the "not executed"

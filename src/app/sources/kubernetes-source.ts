@@ -1,7 +1,7 @@
-import type { ConfigFile } from "../config/schema.js";
-import type { Logger } from "../service/observability/logger.js";
-import type { ToolSource } from "../tools/source.js";
-import type { KubernetesToolSource } from "../tools/toolsets/kubernetes/index.js";
+import type { ConfigFile } from "../../config/schema.js";
+import type { Logger } from "../../service/observability/logger.js";
+import type { ToolSource } from "../../tools/source.js";
+import type { KubernetesToolSource } from "../../tools/toolsets/kubernetes/index.js";
 
 /** The Kubernetes source and the promise of its first access review. */
 export interface StartedKubernetesSource {
@@ -22,7 +22,7 @@ export function startKubernetesSource(config: ConfigFile, logger: Logger): Start
   if (!clusters) return undefined;
   const listeners: Array<() => void> = [];
   let inner: KubernetesToolSource | undefined;
-  const loaded = import("../tools/toolsets/kubernetes/index.js").then(({ createKubernetesToolSource }) => {
+  const loaded = import("../../tools/toolsets/kubernetes/index.js").then(({ createKubernetesToolSource }) => {
     inner = createKubernetesToolSource(clusters);
     for (const listener of listeners) inner.onChange(listener);
     return inner;

@@ -1,10 +1,10 @@
-import type { ConfigFile } from "../config/schema.js";
-import type { Logger } from "../service/observability/logger.js";
-import { applyToolPolicy } from "../tools/policy.js";
-import { ToolRegistry } from "../tools/registry.js";
-import type { McpToolSource } from "../tools/mcp/index.js";
-import type { ToolSource } from "../tools/source.js";
-import type { ToolDefinition } from "../tools/types.js";
+import type { ConfigFile } from "../../config/schema.js";
+import type { Logger } from "../../service/observability/logger.js";
+import { applyToolPolicy } from "../../tools/policy.js";
+import { ToolRegistry } from "../../tools/registry.js";
+import type { McpToolSource } from "../../tools/mcp/index.js";
+import type { ToolSource } from "../../tools/source.js";
+import type { ToolDefinition } from "../../tools/types.js";
 import { startKubernetesSource } from "./kubernetes-source.js";
 
 /** What the registry is built from. */
@@ -80,7 +80,7 @@ export function startToolSources(config: ConfigFile, logger: Logger): ToolSource
 
 /** The MCP client (SDK, transports, schema validator) loads only when the config names servers: most processes never need it. */
 function loadMcp() {
-  return import("../tools/mcp/index.js");
+  return import("../../tools/mcp/index.js");
 }
 
 /**

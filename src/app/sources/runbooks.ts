@@ -1,9 +1,14 @@
-import type { ConfigFile } from "../config/schema.js";
-import type { Logger } from "../service/observability/logger.js";
-import { createDemoTools, demoRunbookDocuments, type OpsStore } from "../demo/index.js";
-import { createRunbookSource, createSearchDocsTool, type RunbookProblem, type RunbookSource } from "../tools/index.js";
-import { createToolsetTools } from "../tools/toolsets/index.js";
-import type { ToolDefinition } from "../tools/types.js";
+import type { ConfigFile } from "../../config/schema.js";
+import type { Logger } from "../../service/observability/logger.js";
+import { createDemoTools, demoRunbookDocuments, type OpsStore } from "../../demo/index.js";
+import {
+  createRunbookSource,
+  createSearchDocsTool,
+  type RunbookProblem,
+  type RunbookSource,
+} from "../../tools/index.js";
+import { createToolsetTools } from "../../tools/toolsets/index.js";
+import type { ToolDefinition } from "../../tools/types.js";
 
 /** A problem in the folder goes to the log and indexing goes on: one bad file must not hide the others. */
 function reportTo(logger: Logger): (problem: RunbookProblem) => void {

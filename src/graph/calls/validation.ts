@@ -1,13 +1,13 @@
 import type { z } from "zod";
-import { callBase, type FailedCall, type PlannedCall } from "../contracts/calls.js";
-import type { Role, RunUser } from "../contracts/user.js";
-import type { ToolDefinition } from "../tools/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import { roleAllows } from "../tools/registry.js";
-import { argsHash } from "../contracts/canonical.js";
-import type { EgressNote, MissingField } from "../contracts/pause.js";
-import type { ProposedCall } from "../contracts/calls.js";
-import { formatZodIssues } from "../contracts/zod-issues.js";
+import { callBase, type FailedCall, type PlannedCall } from "../../contracts/calls.js";
+import type { Role, RunUser } from "../../contracts/user.js";
+import type { ToolDefinition } from "../../tools/types.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { roleAllows } from "../../tools/registry.js";
+import { argsHash } from "../../contracts/canonical.js";
+import type { EgressNote, MissingField } from "../../contracts/pause.js";
+import type { ProposedCall } from "../../contracts/calls.js";
+import { formatZodIssues } from "../../contracts/zod-issues.js";
 
 /** What `validate_calls` decides for one call, given the step's context. */
 export interface PlanContext {

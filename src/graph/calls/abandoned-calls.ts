@@ -1,6 +1,6 @@
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { unansweredCalls } from "./pairing.js";
-import { notExecuted } from "../execution/tool-message.js";
+import { notExecuted } from "../../execution/tool-message.js";
 
 /**
  * When a new user message arrives on a thread whose previous run stopped mid-batch outside

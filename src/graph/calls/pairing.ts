@@ -1,5 +1,5 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { proposedCalls, type ProposedCall } from "../contracts/calls.js";
+import { proposedCalls, type ProposedCall } from "../../contracts/calls.js";
 
 /** A broken pairing: which ids are unanswered, answered twice, or orphaned. */
 export interface PairingReport {

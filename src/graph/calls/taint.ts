@@ -1,10 +1,10 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { carriesToolContent, type ObservationMeta } from "../contracts/observation.js";
-import type { EgressNote } from "../contracts/pause.js";
-import type { Language } from "../contracts/language.js";
-import { loopWords } from "../contracts/words/loop-words.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import { textOf } from "../models/message-text.js";
+import { carriesToolContent, type ObservationMeta } from "../../contracts/observation.js";
+import type { EgressNote } from "../../contracts/pause.js";
+import type { Language } from "../../contracts/language.js";
+import { loopWords } from "../../contracts/words/loop-words.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { textOf } from "../../models/message-text.js";
 
 /**
  * What makes a thread tainted: the untrusted tools whose content it took in, first read
