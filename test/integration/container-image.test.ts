@@ -95,4 +95,10 @@ describe.skipIf(!ENABLED)(`the container image ${IMAGE} (runs with OPSPILOT_IMAG
     await expect(container.exec("touch", "/app/written")).rejects.toThrow(/Read-only file system/);
     await expect(container.exec("touch", "/written")).rejects.toThrow(/Read-only file system/);
   });
+
+  it("passes SIGTERM through tini to node, which exits 0 long before podman would kill it", async () => {
+    const stopped = await container.stop(60);
+    expect(stopped.exitCode).toBe(0);
+    expect(stopped.elapsedMs).toBeLessThan(45_000);
+  }, 90_000);
 });
