@@ -13,6 +13,8 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Every job a server runs with OPSPILOT_RETENTION_DAYS set, in registration order. */
 const EVERY_JOB = ["incidents", "queue", "approval-expiry", "retention"];
+/** A server also probes its dependencies on the engine, for its /metrics. */
+const SERVER_JOBS = ["incidents", "queue", "approval-expiry", "dependency-probes", "retention"];
 
 const PROMTOOL = "/usr/bin/promtool";
 
@@ -24,7 +26,7 @@ async function scrapeUntilEveryJobRan(url: string): Promise<string> {
       await fetch(`${url}/metrics`, { headers: { authorization: "Bearer scrape-token-0001" } })
     ).text();
     if (
-      EVERY_JOB.every((job) => text.includes(`opspilot_job_runs_total{job="${job}",outcome="ok"}`)) ||
+      SERVER_JOBS.every((job) => text.includes(`opspilot_job_runs_total{job="${job}",outcome="ok"}`)) ||
       Date.now() > deadline
     )
       return text;
@@ -77,9 +79,9 @@ describe("the app's background engine", { timeout: 60_000 }, () => {
     try {
       const engines = runningEngines();
       expect(engines).toHaveLength(1);
-      expect(engines[0]!.jobs()).toEqual(EVERY_JOB);
+      expect(engines[0]!.jobs()).toEqual(SERVER_JOBS);
       const text = await scrapeUntilEveryJobRan(server.url);
-      for (const job of EVERY_JOB) expect(text).toContain(`opspilot_job_runs_total{job="${job}",outcome="ok"} 1`);
+      for (const job of SERVER_JOBS) expect(text).toContain(`opspilot_job_runs_total{job="${job}",outcome="ok"} 1`);
       expect(text).toContain("# TYPE opspilot_job_failures_total counter");
       if (existsSync(PROMTOOL)) {
         const checked = spawnSync(PROMTOOL, ["check", "metrics"], { input: text, encoding: "utf8" });
