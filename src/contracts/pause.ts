@@ -100,10 +100,6 @@ export const PauseValueSchema = z.object({
 
 /** The pause a client must answer. */
 export type PauseValue = z.infer<typeof PauseValueSchema>;
-/** The pause's schema under its earlier name, for code not yet moved to `PauseValueSchema`. */
-export const InterruptValueSchema = PauseValueSchema;
-/** The pause under its earlier name, for code not yet moved to `PauseValue`. */
-export type InterruptValue = PauseValue;
 /** One call waiting in a pause. */
 export type WaitingCall = z.infer<typeof WaitingCallSchema>;
 

@@ -3,7 +3,7 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import { loadChatModel } from "../../src/app/chat-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import {
@@ -39,7 +39,7 @@ beforeEach(() => server.reset());
 
 const types = (events: RunEvent[]) => events.map((event) => event.type);
 const pauseOf = (events: RunEvent[]) =>
-  events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+  events.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
 const blocks = (request: AnthropicRequest, index: number): WireBlock[] => {
   const content = request.body.messages![index]!.content;
   return typeof content === "string" ? [{ type: "text", text: content }] : content!;

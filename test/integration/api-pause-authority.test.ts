@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { ApiClient, startTestServer, type TestServer } from "../fixtures/http.js";
 
 /** One user id with two tokens of different roles, as `OPSPILOT_API_TOKENS=tA=root:admin,tB=root:operator`. */
@@ -10,7 +10,7 @@ const TOKENS = new Map([
 ]);
 
 /** The pause a run stopped on, without the event's own fields. */
-function pauseOf(events: RunEvent[]): InterruptValue {
+function pauseOf(events: RunEvent[]): PauseValue {
   const event = events.find((item) => item.type === "loop_interrupt");
   if (!event) throw new Error("the run did not pause");
   const { type: _type, threadId: _threadId, runId: _runId, seq: _seq, ...pause } = event;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { startTestServer, type ApiClient, type TestServer } from "../fixtures/http.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
 
 const types = (events: RunEvent[]) => events.map((event) => event.type);
 const interruptOf = (events: RunEvent[]) =>
-  events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+  events.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
 
 /** Sends a request and returns its status and JSON body. */
 async function call(client: ApiClient, method: string, path: string, body?: unknown) {

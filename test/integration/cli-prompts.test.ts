@@ -9,7 +9,7 @@ import { EventRenderer } from "../../src/cli/output/render.js";
 import { SigintRouter } from "../../src/cli/sigint.js";
 import { createStyle } from "../../src/cli/output/style.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue, WaitingCall } from "../../src/contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../src/contracts/pause.js";
 
 const style = createStyle(false);
 const ENVIRONMENT = { name: "environment", description: "Which environment?", enum: ["prod", "staging"] };
@@ -36,13 +36,15 @@ const confirmCall: WaitingCall = {
   argsHash: "h-confirm",
   risk: "high",
 };
-const pauseOf = (
-  calls: WaitingCall[],
-  interruptType: InterruptValue["interruptType"] = "params_required",
-): InterruptValue => ({ interruptId: "int_1", interruptType, reason: "waiting", calls });
+const pauseOf = (calls: WaitingCall[], interruptType: PauseValue["interruptType"] = "params_required"): PauseValue => ({
+  interruptId: "int_1",
+  interruptType,
+  reason: "waiting",
+  calls,
+});
 
 /** Answers the pause's prompts from `typed` (one answer per line), as a script piping into the CLI would. */
-async function answer(pause: InterruptValue, typed: string) {
+async function answer(pause: PauseValue, typed: string) {
   const input = new PassThrough();
   const output = new PassThrough();
   let written = "";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { ApiClient } from "../fixtures/http.js";
 import { freePort } from "../fixtures/ports.js";
 import { commandOf, DEFAULT_IMAGE, Podman, startContainer, uidsOf, type RunningContainer } from "../fixtures/podman.js";
@@ -62,7 +62,7 @@ describe.skipIf(!ENABLED)(`the container image ${IMAGE} (runs with OPSPILOT_IMAG
   it("answers the seed question through the API with a pause and a resume", async () => {
     const threadId = await client.createThread();
     const first = await client.run(threadId, SEED);
-    const pause = first.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+    const pause = first.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
     expect(pause).toMatchObject({ interruptType: "params_required", calls: [{ tool: "search_logs" }] });
     expect(first.at(-1)).toMatchObject({ type: "run_finished", stopReason: "interrupted" });
 

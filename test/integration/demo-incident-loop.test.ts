@@ -7,7 +7,7 @@ import { createApp, type App } from "../../src/app/assemble.js";
 import { parseConfig } from "../../src/config/file.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
@@ -127,7 +127,7 @@ describe("the demo model in an incident's thread, with Prometheus and Alertmanag
     const asking = await collectEvents(
       await app.runtime.startRun({ threadId, message: "silence this alert for 2 hours", user: operator }),
     );
-    const pause = events("loop_interrupt", asking)[0] as RunEvent & InterruptValue;
+    const pause = events("loop_interrupt", asking)[0] as RunEvent & PauseValue;
     const matchers = [
       { name: "alertname", value: "PaymentHighErrorRate", isRegex: false },
       { name: "env", value: "prod", isRegex: false },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { demoUser as user, useDemoApp } from "../fixtures/demo-app.js";
 
@@ -8,7 +8,7 @@ const demo = useDemoApp("opspilot-demo-");
 const { ask, resume } = demo;
 
 const pauseOf = (events: RunEvent[]) =>
-  events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+  events.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
 const toolCalls = (events: RunEvent[]) =>
   events.filter((event) => event.type === "tool_call").map((event) => (event as { tool: string }).tool);
 const answerOf = (events: RunEvent[]) =>

@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/app/assemble.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { ApiClient } from "../fixtures/http.js";
 import { noticeOf, startSlackServer, type slackClicker, type SlackStandIn } from "../fixtures/slack.js";
@@ -58,8 +58,8 @@ async function ritaAsks() {
   return { threadId, pause };
 }
 
-async function interruptOf(user: keyof typeof TOKENS, threadId: string): Promise<InterruptValue> {
-  const view = (await client(user).thread(threadId)).body as { status: string; interrupt: InterruptValue };
+async function interruptOf(user: keyof typeof TOKENS, threadId: string): Promise<PauseValue> {
+  const view = (await client(user).thread(threadId)).body as { status: string; interrupt: PauseValue };
   expect(view.status).toBe("interrupted");
   return view.interrupt;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadChatModel } from "../../src/app/chat-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { createApp, type App } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import {
@@ -83,7 +83,7 @@ describe("the loop through ChatOpenAI and a local OpenAI-compatible server", () 
       ["search_docs", true, undefined],
       ["search_logs", false, "not_found"],
     ]);
-    const pause = events.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+    const pause = events.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
     expect(pause.calls[0]).toMatchObject({ tool: "search_logs", missing: [{ name: "environment" }] });
 
     const resumed = await collectEvents(

@@ -5,7 +5,7 @@ import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { hasChromium, openThreadPage, useChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { egressPostScript, egressTestTools, PLANTED_LOG_LINE, testTools } from "../fixtures/test-tools.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 
 const local = { id: "local", role: "operator" as const };
 const QUESTION = "Tell #ops what the payment-service logs say";
@@ -49,7 +49,7 @@ describe.skipIf(!hasChromium)("an egress call's pause on the page (issue 30)", (
     suite.servers.push(server);
     const threadId = await server.runtime.createThread(local);
     const events = await collectEvents(await server.runtime.startRun({ threadId, message: QUESTION, user: local }));
-    const pause = events.find((event) => event.type === "loop_interrupt") as InterruptValue | undefined;
+    const pause = events.find((event) => event.type === "loop_interrupt") as PauseValue | undefined;
     return { server, threadId, pause, events };
   }
 
@@ -108,7 +108,7 @@ describe.skipIf(!hasChromium)("an egress call's pause on the page (issue 30)", (
       (url) => url.pathname === `/api/threads/${threadId}`,
       async (route) => {
         const response = await route.fetch();
-        const view = (await response.json()) as { interrupt: InterruptValue };
+        const view = (await response.json()) as { interrupt: PauseValue };
         view.interrupt.calls[0]!.egress!.copied.push({
           field: "blocks[0].text",
           text: "<b>rm -rf /</b>",

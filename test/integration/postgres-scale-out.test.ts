@@ -8,14 +8,14 @@ import { NotPausedError, ThreadBusyError } from "../../src/contracts/errors.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { startFromEnv } from "../../src/server/start.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { testTools } from "../fixtures/test-tools.js";
 
 const user = { id: "alice", role: "operator" };
 const pauseOf = (events: RunEvent[]) =>
-  events.find((event) => event.type === "loop_interrupt") as unknown as InterruptValue;
+  events.find((event) => event.type === "loop_interrupt") as unknown as PauseValue;
 
 /** One opspilot process: its app, its own scripted model and the writes its tools made. */
 interface Instance {

@@ -5,7 +5,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { compileGraph } from "../../src/agent/graph.js";
 import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { useDemoApp } from "../fixtures/demo-app.js";
@@ -24,8 +24,7 @@ let reader: SqliteSaver;
 beforeAll(async () => {
   const first = await demo.ask(QUESTION);
   threadId = first.threadId;
-  const pause = first.events.find((event) => event.type === "loop_interrupt") as
-    (RunEvent & InterruptValue) | undefined;
+  const pause = first.events.find((event) => event.type === "loop_interrupt") as (RunEvent & PauseValue) | undefined;
   if (!pause) throw new Error("the seed question did not pause");
   const decisions = pause.calls.map((call) => ({
     callId: call.callId,

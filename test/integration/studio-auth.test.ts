@@ -2,7 +2,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InterruptValueSchema, type InterruptValue } from "../../src/contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../../src/contracts/pause.js";
 import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
 import { OpsStore } from "../../src/demo/index.js";
 import { startDevServer, waitFor, type DevServer } from "../fixtures/dev-server.js";
@@ -47,11 +47,11 @@ describe("the LangGraph dev server with OPSPILOT_API_TOKENS (issue 25)", () => {
       body: "{}",
     });
   const estate = () => new OpsStore(new BetterSqlite3(join(server.directory, "opspilot.sqlite"), { readonly: true }));
-  const pauseOf = async (client: Client, threadId: string): Promise<InterruptValue | undefined> => {
+  const pauseOf = async (client: Client, threadId: string): Promise<PauseValue | undefined> => {
     const values = (await client.threads.getState(threadId)).tasks.flatMap((task) =>
       task.interrupts.map((i) => i.value),
     );
-    return values.length ? InterruptValueSchema.parse(values.at(-1)) : undefined;
+    return values.length ? PauseValueSchema.parse(values.at(-1)) : undefined;
   };
   const ask = (client: Client, threadId: string, content: string, context?: object) =>
     client.runs.wait(threadId, GRAPH_ID, {

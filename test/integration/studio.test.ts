@@ -1,7 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOOP_EDGES, LOOP_NODES } from "../fixtures/loop-shape.js";
-import { InterruptValueSchema } from "../../src/contracts/pause.js";
+import { PauseValueSchema } from "../../src/contracts/pause.js";
 import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";
@@ -100,7 +100,7 @@ describe("the LangGraph dev server (npm run dev) serving the opspilot graph", ()
     const pauseOf = async () =>
       (await client.threads.getState(threadId)).tasks.flatMap((task) => task.interrupts.map((item) => item.value));
     const [value] = await pauseOf();
-    const pause = InterruptValueSchema.strict().parse(value);
+    const pause = PauseValueSchema.strict().parse(value);
     expect(pause).toMatchObject({
       interruptType: "params_required",
       calls: [{ tool: "search_logs", missing: [{ name: "environment" }] }],

@@ -3,9 +3,9 @@ import { describePause } from "../../src/cli/pause/pause.js";
 import { createStyle } from "../../src/cli/output/style.js";
 import { pauseText, type PauseNotice } from "../../src/service/notices/pause-webhook-body.js";
 import { pauseActionsBlock } from "../../src/service/slack/buttons.js";
-import { InterruptValueSchema, type InterruptValue } from "../../src/contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../../src/contracts/pause.js";
 
-const pause: InterruptValue = {
+const pause: PauseValue = {
   interruptId: "int-1",
   interruptType: "confirm_risky",
   reason: "kubernetes_scale is high risk.",
@@ -23,7 +23,7 @@ const pause: InterruptValue = {
 
 describe("a write's dry run on the surfaces that show a pause", () => {
   it("keeps the preview in the interrupt value the API serves", () => {
-    expect(InterruptValueSchema.parse(pause).calls[0].preview).toEqual({
+    expect(PauseValueSchema.parse(pause).calls[0].preview).toEqual({
       changes: [{ path: "spec.replicas", from: 3, to: 5 }],
     });
   });

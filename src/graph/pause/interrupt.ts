@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Batch } from "../state.js";
 import type { WaitingCallPlan } from "../../contracts/calls.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import type { InterruptValue, WaitingCall } from "../../contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../contracts/pause.js";
 import type { Language } from "../../contracts/language.js";
 import { egressReason } from "../calls/taint.js";
 import { hitlRequestOf } from "../../contracts/pause/hitl.js";
@@ -15,7 +15,7 @@ import { waitingCalls } from "./standing.js";
  * re-runs on resume. Any high-risk waiting call makes it `confirm_risky`, even when it also
  * waits for fields: the form and the risk are one pause, answered by one approval of the final args.
  */
-export function buildInterrupt(batch: Batch, language: Language, source?: PauseSource): InterruptValue {
+export function buildInterrupt(batch: Batch, language: Language, source?: PauseSource): PauseValue {
   const waiting = waitingCalls(batch);
   // A four-eyes call's approvals so far are part of the pause: each one given makes a new pause to answer.
   const approvers = (call: WaitingCallPlan) => {

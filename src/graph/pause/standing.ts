@@ -1,7 +1,7 @@
 import type { StateSnapshot } from "@langchain/langgraph";
 import type { Batch } from "../state.js";
 import type { WaitingCallPlan } from "../../contracts/calls.js";
-import { InterruptValueSchema, type InterruptValue } from "../../contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../../contracts/pause.js";
 
 /**
  * The pause a thread waits on, if any (the latest interrupt of its pending tasks). A task
@@ -9,18 +9,18 @@ import { InterruptValueSchema, type InterruptValue } from "../../contracts/pause
  * that output until the step's checkpoint is written, so a process that dies in between
  * leaves an interrupt that no answer can match any more.
  */
-export function pendingInterrupt(snapshot: Pick<StateSnapshot, "tasks">): InterruptValue | undefined {
+export function pendingInterrupt(snapshot: Pick<StateSnapshot, "tasks">): PauseValue | undefined {
   const interrupts = snapshot.tasks
     .filter((task) => task.result === undefined)
     .flatMap((task) => task.interrupts ?? []);
   const latest = interrupts[interrupts.length - 1];
   if (!latest) return undefined;
-  const parsed = InterruptValueSchema.safeParse(latest.value);
+  const parsed = PauseValueSchema.safeParse(latest.value);
   return parsed.success ? parsed.data : undefined;
 }
 
 /** What a thread that no run holds offers the user (design §2.8): answer, continue, or write. */
-export type ThreadStanding = { kind: "paused"; interrupt: InterruptValue } | { kind: "unfinished" } | { kind: "idle" };
+export type ThreadStanding = { kind: "paused"; interrupt: PauseValue } | { kind: "unfinished" } | { kind: "idle" };
 
 /**
  * Where a thread stands, from its latest checkpoint. A run whose process died is unfinished

@@ -1,6 +1,6 @@
 import { Command, type StateSnapshot } from "@langchain/langgraph";
 import type { AgentStateType } from "../../graph/state.js";
-import type { InterruptValue } from "../../contracts/pause.js";
+import type { PauseValue } from "../../contracts/pause.js";
 import type { CurrentRoles, RunUser } from "../../contracts/user.js";
 import { NotPausedError, OpsPilotError } from "../../contracts/errors.js";
 import { expiredMessage, pendingInterrupt, waitingCalls } from "../../graph/pause.js";
@@ -14,7 +14,7 @@ export type ExpiryChoice =
   /** The same pause still waits and its time is up: it expires now. */
   | {
       kind: "expire";
-      pause: InterruptValue & { expiresAt: string };
+      pause: PauseValue & { expiresAt: string };
       runId: string;
       /** What each waiting call will be answered, in the run's language. */
       messages: string[];

@@ -3,7 +3,7 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChainValues } from "@langchain/core/utils/types";
 import { GraphCallbackHandler, isCommand, type GraphInterruptEvent, type GraphResumeEvent } from "@langchain/langgraph";
 import type { RunEvent, RunEventBody } from "../../contracts/events.js";
-import { InterruptValueSchema } from "../../contracts/pause.js";
+import { PauseValueSchema } from "../../contracts/pause.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { AgentStateType } from "../../graph/state.js";
 import type { ArgsView } from "./args-view.js";
@@ -101,7 +101,7 @@ export class GraphRunEvents extends GraphCallbackHandler {
     const run = event.runId === undefined ? undefined : this.runs.get(event.runId);
     if (!run) return;
     this.announce(run);
-    const parsed = InterruptValueSchema.safeParse(event.interrupts.at(-1)?.value);
+    const parsed = PauseValueSchema.safeParse(event.interrupts.at(-1)?.value);
     if (!parsed.success) return;
     run.interrupted = true;
     for (const body of stepEvents({ messageIds: run.seen }, { messages: [], pause: parsed.data }, this.viewArgs))

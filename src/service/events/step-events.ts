@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ModelStep, RunEventBody } from "../../contracts/events.js";
-import type { InterruptValue } from "../../contracts/pause.js";
+import type { PauseValue } from "../../contracts/pause.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { ModelTurn } from "../../graph/state.js";
 import type { ArgsView } from "./args-view.js";
@@ -11,7 +11,7 @@ export interface StepBefore {
   /** Ids of the messages whose events were told (or that were there before the run). */
   messageIds: ReadonlySet<string>;
   /** The pause already told. */
-  pause?: InterruptValue;
+  pause?: PauseValue;
 }
 
 /** The state a step left, as far as its events go. */
@@ -21,7 +21,7 @@ export interface StepAfter {
   /** The latest model turn's figures (the `turn` channel). */
   turn?: ModelTurn | null;
   /** The pause the thread waits on after the step. */
-  pause?: InterruptValue;
+  pause?: PauseValue;
 }
 
 /**

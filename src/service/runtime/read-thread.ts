@@ -1,5 +1,5 @@
 import type { StateSnapshot } from "@langchain/langgraph";
-import type { InterruptValue } from "../../contracts/pause.js";
+import type { PauseValue } from "../../contracts/pause.js";
 import { threadStanding, type ThreadStanding } from "../../graph/pause.js";
 import type { AgentStateType } from "../../graph/state.js";
 
@@ -14,7 +14,7 @@ export type ThreadValues = Pick<AgentStateType, "messages" | "run" | "batch" | "
 export interface ThreadSnapshot extends StateSnapshot {
   values: ThreadValues;
   /** The pause the thread waits on, if any (`pendingInterrupt`). */
-  pause: InterruptValue | undefined;
+  pause: PauseValue | undefined;
   /** Paused, unfinished (a run's process died mid-step) or idle, as far as the checkpoint tells. */
   standing: ThreadStanding;
 }

@@ -1,5 +1,5 @@
 import type { Taint } from "../../graph/calls/taint.js";
-import type { InterruptValue, ResumeValue } from "../../contracts/pause.js";
+import type { PauseValue, ResumeValue } from "../../contracts/pause.js";
 import type { EventBodyOf, RunEvent, StreamEvent } from "../../contracts/events.js";
 import type { RunOptionsRequest } from "../../graph/limits.js";
 import type { RunUser } from "../../contracts/user.js";
@@ -31,7 +31,7 @@ export interface ThreadView {
   /** The whole history. */
   messages: MessageView[];
   /** The pending pause, when status is `interrupted`. */
-  interrupt?: InterruptValue;
+  interrupt?: PauseValue;
   /** True when a run stopped mid-step (its process died); `recoverRun` finishes it. */
   unfinished?: boolean;
   /** The untrusted tools the thread read, first read first, once it read any: its egress calls wait for a person. */

@@ -5,7 +5,7 @@ import { promptResume } from "../../../src/cli/pause/prompt.js";
 import { createPrompter } from "../../../src/cli/prompter.js";
 import { createStyle } from "../../../src/cli/output/style.js";
 import { formatToolTable } from "../../../src/cli/tools/tools.js";
-import type { InterruptValue, WaitingCall } from "../../../src/contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../../src/contracts/pause.js";
 import type { ToolView } from "../../../src/tools/tool-view.js";
 import { pauseSummary } from "../../../src/service/incidents/notice-body.js";
 import { pauseNotice, pauseText, type PauseEvent } from "../../../src/service/notices/pause-webhook-body.js";
@@ -22,7 +22,7 @@ const egressCall: WaitingCall = {
     copied: [{ field: "blocks[0].text", text: PLANTED, from: "search_logs" }],
   },
 };
-const pauseOf = (call: WaitingCall): InterruptValue => ({
+const pauseOf = (call: WaitingCall): PauseValue => ({
   interruptId: "int_1",
   interruptType: "confirm_risky",
   reason: "notify_channel sends data out after the thread read content from search_logs and search_docs, …",

@@ -5,7 +5,7 @@ import {
   type RunEvent,
   type StreamEvent,
 } from "../../../src/contracts/events.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import {
   DELTA_EVENT_TYPE,
   RECORDED_EVENT_TYPES,
@@ -36,7 +36,7 @@ const waitingCall = {
   risk: "high" as const,
 };
 
-const pause: InterruptValue = {
+const pause: PauseValue = {
   interruptId: "p1",
   interruptType: "confirm_risky",
   reason: "restart_service is a high-risk action",

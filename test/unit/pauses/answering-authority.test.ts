@@ -3,14 +3,14 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import type { Role } from "../../../src/contracts/user.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 
 /** The pause a run stopped on, without the event's own fields. */
-function pauseOf(events: RunEvent[]): InterruptValue {
+function pauseOf(events: RunEvent[]): PauseValue {
   const event = events.find((item) => item.type === "loop_interrupt");
   if (!event) throw new Error("the run did not pause");
   const { type: _type, threadId: _threadId, runId: _runId, seq: _seq, ...pause } = event;

@@ -8,7 +8,7 @@ import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { approvalsLine } from "../../../src/graph/pause/approvals.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import type { RunUser } from "../../../src/contracts/user.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import type { ObservationMeta } from "../../../src/contracts/observation.js";
 import type { ToolMessage } from "@langchain/core/messages";
 
@@ -40,7 +40,7 @@ async function pauseOf(harness: ReturnType<typeof fourEyes>["harness"], threadId
   return view.interrupt!;
 }
 
-const approve = (pause: InterruptValue) => ({
+const approve = (pause: PauseValue) => ({
   decisions: [{ callId: "w1", action: "approve" as const, argsHash: pause.calls[0]!.argsHash }],
 });
 

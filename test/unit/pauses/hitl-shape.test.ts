@@ -3,7 +3,7 @@ import { Command } from "@langchain/langgraph";
 import type { HITLRequest, HITLResponse } from "langchain";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import { decisionsFromHitl, type HitlResponse } from "../../../src/contracts/pause/hitl.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
@@ -22,12 +22,12 @@ async function paused(harness: ReturnType<typeof restartGraph>["harness"], messa
   const config = { configurable: { thread_id: `t-${Math.random().toString(36).slice(2)}`, ...OPERATOR } };
   await harness.graph.invoke({ messages: [{ role: "user", content: message }] }, config);
   const pause = async () => pendingInterrupt(await harness.graph.getState(config));
-  return { config, pause, first: (await pause()) as InterruptValue };
+  return { config, pause, first: (await pause()) as PauseValue };
 }
 
 describe("LangChain's human-in-the-loop shape (issue 25)", () => {
   it("fits LangChain's HITLRequest and HITLResponse types", () => {
-    expectTypeOf<Pick<Required<InterruptValue>, "actionRequests" | "reviewConfigs">>().toExtend<HITLRequest>();
+    expectTypeOf<Pick<Required<PauseValue>, "actionRequests" | "reviewConfigs">>().toExtend<HITLRequest>();
     expectTypeOf<HITLResponse>().toExtend<HitlResponse>();
   });
 

@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import BetterSqlite3 from "better-sqlite3";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
 import { Timeline, testTools } from "../../fixtures/test-tools.js";
 
 const pauseOf = (events: RunEvent[]) =>
-  events.find((event) => event.type === "loop_interrupt") as unknown as InterruptValue;
+  events.find((event) => event.type === "loop_interrupt") as unknown as PauseValue;
 
 describe("pauses and resume", () => {
   it("records the search, pauses for the missing environment, and finishes after the user gives it", async () => {

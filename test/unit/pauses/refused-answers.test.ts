@@ -2,7 +2,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";
@@ -41,7 +41,7 @@ describe("a refused answer is decided once (issue 25)", () => {
     it(`a viewer's ${refused} is refused, and an operator's reject that follows runs nothing`, async () => {
       const { harness, restarts } = restartGraph();
       const { threadId, config, pause } = await pausedThread(harness);
-      const first = (await pause()) as InterruptValue;
+      const first = (await pause()) as PauseValue;
       expect(first).toMatchObject({ interruptType: "confirm_risky", calls: [{ callId: "w1" }] });
       const viewerAnswer =
         refused === "approve"
@@ -78,7 +78,7 @@ describe("a refused answer is decided once (issue 25)", () => {
       new Command({ resume: { decisions: [{ callId: "w1", action: "approve", argsHash: "stale" }] } }),
       config(OPERATOR),
     );
-    const again = (await pause()) as InterruptValue;
+    const again = (await pause()) as PauseValue;
     expect(again.error).toContain("argsHash mismatch");
     await harness.graph.invoke(
       new Command({ resume: { decisions: [{ callId: "w1", action: "approve", argsHash: again.calls[0]!.argsHash }] } }),

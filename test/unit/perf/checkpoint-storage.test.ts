@@ -6,7 +6,7 @@ import { openSqlite, type SqliteBackend } from "../../../src/storage/sqlite/open
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";
@@ -74,7 +74,7 @@ describe("checkpoint storage per step", () => {
     expect(view.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(await runtime.getResult(threadId, user, "r1")).toMatchObject({ callId: "r1", tool: "read_a" });
 
-    const pause = paused.find((event) => event.type === "loop_interrupt") as unknown as InterruptValue;
+    const pause = paused.find((event) => event.type === "loop_interrupt") as unknown as PauseValue;
     const resumed: RunEvent[] = await collectEvents(
       await runtime.resumeRun({
         threadId,

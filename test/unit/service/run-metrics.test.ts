@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import type { AIMessage } from "@langchain/core/messages";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 import { RecordsSummarySchema } from "../../../src/contracts/records.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { RunMetrics } from "../../../src/service/observability/metrics.js";
@@ -11,7 +11,7 @@ import { createServer } from "../../../src/server/app.js";
 import { createHarness } from "../../fixtures/harness.js";
 
 const pauseOf = (events: RunEvent[]) =>
-  events.find((event) => event.type === "loop_interrupt") as unknown as InterruptValue;
+  events.find((event) => event.type === "loop_interrupt") as unknown as PauseValue;
 
 /** A scripted turn that reports 100 input and 10 output tokens. */
 function billed(message: AIMessage): AIMessage {

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { messageIdsOf, runFinished, runStarted, stepEvents } from "../../../src/service/events/step-events.js";
 import type { ModelTurn } from "../../../src/graph/state.js";
-import type { InterruptValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause.js";
 
 const viewArgs = (_tool: string, args: unknown) => args;
 const ask = new HumanMessage({ id: "h1", content: "check the payment service" });
@@ -19,7 +19,7 @@ const result = new ToolMessage({
   artifact: { ok: true, summary: "3 lines", durationMs: 12, attempts: 1 },
 });
 const turn: ModelTurn = { messageId: "a1", step: 1, latencyMs: 250, inputTokens: 900, outputTokens: 40, costUsd: 0.01 };
-const pause: InterruptValue = {
+const pause: PauseValue = {
   interruptId: "int_1",
   interruptType: "confirm_risky",
   reason: "restart_service is a high-risk action; approve, edit or reject it.",
