@@ -7,7 +7,14 @@ import { ApiClient } from "../fixtures/http.js";
 import { freePort } from "../fixtures/ports.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import type { OpenAITestServer } from "../fixtures/openai-server.js";
-import { recordedCalls, startHandoffModel, typesOf, untilSlowStep } from "../fixtures/handoff-scenario.js";
+import {
+  HANDOFF_QUESTION,
+  handoffRequests,
+  recordedCalls,
+  startHandoffModel,
+  typesOf,
+  untilSlowStep,
+} from "../fixtures/handoff-scenario.js";
 
 const GRACE_SECONDS = 10;
 
@@ -60,10 +67,20 @@ describe.skipIf(skipPostgres)("SIGTERM to one of two server processes on one Pos
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once("exit", (code, signal) => resolve({ code, signal })),
     );
-    const replica: Replica = { client: new ApiClient(`http://127.0.0.1:${port}`), process: child, output: () => output, exited };
+    const replica: Replica = {
+      client: new ApiClient(`http://127.0.0.1:${port}`),
+      process: child,
+      output: () => output,
+      exited,
+    };
     replicas.push(replica);
     const deadline = Date.now() + 30_000;
-    while ((await fetch(`${replica.client.baseUrl}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+    while (
+      (await fetch(`${replica.client.baseUrl}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200
+    ) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${name} did not become ready:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -73,7 +90,7 @@ describe.skipIf(skipPostgres)("SIGTERM to one of two server processes on one Pos
   it("hands the run over at its next checkpoint, exits 0 within the grace, and the other finishes the thread running nothing twice", async () => {
     const [a, b] = await Promise.all([startReplica("a"), startReplica("b")]);
     const threadId = await a.client.createThread();
-    const streamed = a.client.run(threadId, "which services are there?");
+    const streamed = a.client.run(threadId, HANDOFF_QUESTION);
     await untilSlowStep(model);
 
     const stoppedAt = performance.now();
@@ -111,7 +128,7 @@ describe.skipIf(skipPostgres)("SIGTERM to one of two server processes on one Pos
       "tool",
       "assistant",
     ]);
-    expect(model.requests).toHaveLength(3);
+    expect(handoffRequests(model)).toHaveLength(3);
     expect(await recordedCalls(b.client, threadId)).toEqual([
       "call_first search_resource ok",
       "call_second search_resource ok",
