@@ -20,6 +20,7 @@ import { securityHeaders, PUBLIC_DIR, servePage } from "./static.js";
 import { dashboardRoutes } from "./dashboard.js";
 import { alertIntakeRoutes, incidentRoutes, type AlertIntake } from "./incidents/routes.js";
 import { slackRoutes, type SlackIntake } from "./slack/route.js";
+import { refuseRunsWhileDraining, RUN_PATHS } from "./draining.js";
 
 /** What the HTTP app is built from. */
 export interface CreateServerOptions {
@@ -106,6 +107,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   // One set of credentials (one cache of the provider's keys) for the API and the page's sign-in.
   const credentials = apiCredentials(options.auth ?? {});
   app.use("/api/*", authenticate(options.auth, credentials));
+  app.on("POST", RUN_PATHS, refuseRunsWhileDraining(readiness));
   app.on(
     "POST",
     RUN_START_PATHS,

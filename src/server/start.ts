@@ -81,7 +81,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
  * by default), PostgreSQL at `DATABASE_URL` when set (else the SQLite file `OPSPILOT_DB`),
  * `HOST`/`PORT`, `OPSPILOT_API_TOKENS`, `OPSPILOT_METRICS_TOKEN`, `OPSPILOT_RATE_LIMIT_PER_MINUTE`,
  * `OPSPILOT_RETENTION_DAYS` (a daily prune) and the config file `OPSPILOT_CONFIG` (tools, MCP servers, policies).
- * The app's background jobs run once it listens, and stop with it.
+ * The app's background jobs run once it listens. Closing drains first: `/readyz` says `draining`,
+ * new runs are refused (503), running runs stop at their next checkpoint within
+ * `OPSPILOT_SHUTDOWN_GRACE_SECONDS` (then are cancelled) and release their threads, and the jobs
+ * stop and give their claims up, so another process takes every thread over at once.
  */
 export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer> {
   const oidc = oidcSettingsOf(env, loadConfig(env.OPSPILOT_CONFIG, environmentVariables()));
@@ -93,14 +96,14 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
   assertBindable(env.HOST, auth);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const metrics = new RunMetrics({ processMetrics: true });
-  // On shutdown, running runs get 10 s to finish; the rest are cancelled with a readable answer.
+  // On shutdown, running runs get the grace to reach a checkpoint (another process continues them); the rest are cancelled.
   const opened = await openApp({
     env,
     logger,
     onEvent: (event) => metrics.observe(event),
     onJobRun: (report) => metrics.jobRan(report),
     onDependencyProbes: (results, at) => metrics.dependenciesProbed(results, at),
-    shutdownGraceMs: 10_000,
+    shutdownGraceMs: env.OPSPILOT_SHUTDOWN_GRACE_SECONDS * 1_000,
     currentRoles: currentRolesOf(auth),
   });
   metrics.watch({ health: opened.health, oldestPauseSince: () => oldestPauseSince(opened.runtime) });
@@ -138,6 +141,9 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     url: server.url,
     readiness,
     close: async () => {
+      // Out of service at once; the API still answers (refusing new runs) while runs and jobs drain.
+      readiness.setDraining(true);
+      await Promise.all([opened.runtime.drain(), opened.jobs.stop()]);
       await server.close();
       await slack?.approvals.close();
       await opened.close();
@@ -147,7 +153,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
 
 /**
  * What `src/main.ts` calls: starts from the environment, prints the address, closes on
- * SIGINT/SIGTERM, and turns a start-up failure into one line: exit code 2 for bad
+ * SIGINT/SIGTERM (exit 0 once drained: see `startFromEnv`'s close), and turns a start-up failure into one line: exit code 2 for bad
  * configuration (environment or config file, as the CLI), 1 for anything else.
  */
 export async function runServerProcess(): Promise<void> {

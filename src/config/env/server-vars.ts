@@ -14,6 +14,11 @@ export const SERVER_VARS = {
     .describe("PostgreSQL URL; when set, replaces SQLite so several processes can share threads"),
   HOST: z.string().default("127.0.0.1").describe("Interface the HTTP server binds to"),
   PORT: integer(0, 65_535).default(8787).describe("Port of the HTTP server (0 picks a free one)"),
+  OPSPILOT_SHUTDOWN_GRACE_SECONDS: integer(0, 3_600)
+    .default(30)
+    .describe(
+      "On SIGTERM or SIGINT, seconds running runs get to reach their next checkpoint (then handed to another process) before they are cancelled",
+    ),
 };
 
 /** What the server keeps, how much it logs, and the config file it reads. */

@@ -21,6 +21,7 @@ import type { Logger } from "../observability/logger.js";
 import type { ModelFailure } from "../../graph/model-failure.js";
 import { isTextDeltaChunk } from "../../models/text-deltas.js";
 import type { PauseEvent } from "../notices/pause-webhook-body.js";
+import type { RunHandoff } from "../runtime/handoff.js";
 
 /** One run (or resume) to drive to its end. */
 export interface DriveOptions {
@@ -45,6 +46,8 @@ export interface DriveOptions {
   beforeFinish: () => Promise<void>;
   /** Keep the thread's older checkpoints (true), or drop them once the run ends or pauses. */
   keepHistory: boolean;
+  /** Stops the run at its next checkpoint when asked (shutdown), for another process to recover. */
+  handoff?: RunHandoff;
 }
 
 /**
@@ -52,9 +55,10 @@ export interface DriveOptions {
  * a resumed stream re-sends the whole state) into events, recorded before they are pushed.
  * The "custom" mode carries the text a model writes, pushed as `assistant_delta` and never
  * recorded: the complete `assistant_message` from the values supersedes it.
- * Always ends with `run_finished`; an unexpected error becomes a readable answer.
+ * Ends with `run_finished`, and an unexpected error becomes a readable answer, unless the run was
+ * handed over at a checkpoint (undefined): then the thread is left unfinished for another process.
  */
-export async function driveRun(options: DriveOptions): Promise<StopReason> {
+export async function driveRun(options: DriveOptions): Promise<StopReason | undefined> {
   const { graph, storage, threadId, runId, channel, seen } = options;
   const started = Date.now();
   const emit = async (body: RunEventBody) => {
@@ -99,6 +103,7 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
       // Each checkpoint is on disk before the next step starts, so a process killed mid-step
       // is recovered from the step it was in, never from an older one (writes are journaled either way).
       durability: "sync",
+      interruptBefore: options.handoff?.interruptBefore,
     });
     for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
       await announce();
@@ -119,6 +124,10 @@ export async function driveRun(options: DriveOptions): Promise<StopReason> {
     // state, with the stop, once that state's checkpoint was saved (durability "sync").
     const stopped = last?.stop && last.run?.runId === runId;
     const snapshot = stopped ? undefined : await readThread(graph, threadId);
+    if (snapshot?.standing.kind === "unfinished" && options.handoff?.requested) {
+      await options.beforeFinish();
+      return undefined;
+    }
     const state = last ?? snapshot!.values;
     steps = state.run?.steps ?? 0;
     resumed = resuming || (state.run?.resumed ?? false);

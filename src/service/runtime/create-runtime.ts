@@ -7,7 +7,7 @@ import type { RuntimeDeps } from "./settings.js";
 import { maskValue } from "../../execution/sanitize.js";
 import { endPause } from "../approvals/end-pause.js";
 import { exportRecords } from "../events/records-export.js";
-import { SHUTDOWN_CANCEL_MS, settleWithin } from "./shutdown.js";
+import { drainRuns } from "./shutdown.js";
 import { listThreads } from "../events/thread-list.js";
 import { createMessageQueue } from "../queue/message-queue.js";
 import { awaitQueued, postMessage, type PostMessageDeps } from "../queue/post-message.js";
@@ -86,6 +86,17 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }
 
   const posting: PostMessageDeps = { queue, storage, graph, cancellations, runs };
+  let drained: Promise<void> | undefined;
+
+  /** Hands this process's runs over at their next checkpoint (cancels what the grace does not see end); once. */
+  function drain(): Promise<void> {
+    drained ??= (async () => {
+      const runsDrained = drainRuns({ runs, cancellations, graceMs: deps.shutdownGraceMs ?? 0 });
+      // No queued message or expired pause starts here once draining has begun: the next process takes them.
+      await Promise.all([queue.close(), expiry.close(), runsDrained]);
+    })();
+    return drained;
+  }
 
   return {
     async createThread(user) {
@@ -171,15 +182,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return storage.eventsAfter(threadId, afterSeq);
     },
 
+    drain,
+
     async close() {
-      // No queued message starts once closing has begun: it waits for the next process.
-      await Promise.all([queue.close(), expiry.close()]);
-      // Let running runs finish within the grace period, then cancel the rest so each ends
-      // with a readable answer and a recorded stop instead of dying with the database.
-      const active = runs.running();
-      await settleWithin([...active.values()], deps.shutdownGraceMs ?? 0);
-      for (const threadId of active.keys()) cancellations.cancel(threadId);
-      await settleWithin([...active.values()], SHUTDOWN_CANCEL_MS);
+      await drain();
       await storage.close();
     },
   };

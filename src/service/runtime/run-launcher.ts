@@ -22,6 +22,7 @@ import type { PauseDeadline } from "../../storage/types.js";
 import type { PauseEvent } from "../notices/pause-webhook-body.js";
 import { readThread } from "./read-thread.js";
 import { messageIdsOf } from "../events/step-events.js";
+import { RunHandoff } from "./handoff.js";
 
 /** One run to launch on a thread: who asks, what for, and how its plan is decided from the thread's state. */
 export interface LaunchOptions {
@@ -53,6 +54,10 @@ export interface RunLauncher {
   runOf(threadId: string): Promise<unknown> | undefined;
   /** The threads this process runs now, with each run's end. */
   running(): ReadonlyMap<string, Promise<unknown>>;
+  /** Shutdown: every run here, and any launched from now on, stops at its next checkpoint for another process. */
+  handOver(): void;
+  /** Lets the runs here go through every step again (before cancelling them, so each writes its answer). */
+  stopHandingOver(): void;
   /** How `user` may use the thread; throws `ThreadNotFoundError` when they may not. */
   checkOwner(threadId: string, user: RunUser, use?: ThreadUse): Promise<ThreadGrant>;
   /** How tool-call args appear in events and views: validated and masked. */
@@ -72,6 +77,8 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
   const logger = deps.logger ?? consoleLogger();
   const viewArgs = makeArgsView(deps.registry);
   const active = new Map<string, Promise<unknown>>();
+  const handoffs = new Map<string, RunHandoff>();
+  let handingOver = false;
   const optionsFor = runOptionsFor({ policy: deps.limits ?? OPEN_LIMIT_POLICY, defaults: deps.defaults });
   const access: ThreadAccess = createThreadAccess({
     storage,
@@ -120,6 +127,9 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
     const channel = new EventChannel<StreamEvent>(observeRecorded(deps.onEvent));
     const { release } = holdForRun({ storage, threadId, lease, cancellations, logger });
     let paused: PauseEvent | undefined;
+    const handoff = new RunHandoff(graph);
+    if (handingOver) handoff.request();
+    handoffs.set(threadId, handoff);
     const run = driveRun({
       graph,
       storage,
@@ -141,6 +151,7 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
         await release();
       },
       keepHistory: deps.keepHistory ?? true,
+      handoff,
     });
     const settled = run
       .catch((error: unknown) => logger.error("run driver failed", error))
@@ -148,6 +159,7 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
         await release();
         channel.close();
         active.delete(threadId);
+        handoffs.delete(threadId);
         deps.afterRun?.(threadId);
       });
     active.set(threadId, settled);
@@ -195,6 +207,14 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
     },
     runOf: (threadId) => active.get(threadId),
     running: () => active,
+    handOver() {
+      handingOver = true;
+      for (const handoff of handoffs.values()) handoff.request();
+    },
+    stopHandingOver() {
+      handingOver = false;
+      for (const handoff of handoffs.values()) handoff.withdraw();
+    },
     checkOwner,
     viewArgs,
     logger,

@@ -180,7 +180,13 @@ export interface Runtime {
   recordsSummary(window: { since: number; until: number }): Promise<RecordsSummary>;
   /** Recorded events of the thread after a sequence number. */
   eventsAfter(threadId: string, user: RunUser, afterSeq: number): Promise<RunEvent[]>;
-  /** Releases connections. */
+  /**
+   * Shutdown's first half: starts no queued run, stops each running run at its next checkpoint
+   * for another process to recover, and cancels those still going after the shutdown grace.
+   * Settles when no run of this process is left; idempotent.
+   */
+  drain(): Promise<void>;
+  /** Drains, then releases connections. */
   close(): Promise<void>;
 }
 

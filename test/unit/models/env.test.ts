@@ -22,6 +22,7 @@ describe("loadEnv", () => {
       OPSPILOT_DB: "./.opspilot/opspilot.sqlite",
       HOST: "127.0.0.1",
       PORT: 8787,
+      OPSPILOT_SHUTDOWN_GRACE_SECONDS: 30,
       OPSPILOT_RATE_LIMIT_PER_MINUTE: 60,
       OPSPILOT_CHECKPOINTS: "history",
       OPSPILOT_DEPENDENCY_PROBE_INTERVAL: "60s",
@@ -118,6 +119,10 @@ describe("loadEnv", () => {
     [
       { OPSPILOT_RATE_LIMIT_PER_MINUTE: "-1" },
       "Invalid environment: OPSPILOT_RATE_LIMIT_PER_MINUTE must be an integer from 0 to 100000.",
+    ],
+    [
+      { OPSPILOT_SHUTDOWN_GRACE_SECONDS: "30s" },
+      "Invalid environment: OPSPILOT_SHUTDOWN_GRACE_SECONDS must be an integer from 0 to 3600.",
     ],
   ])("rejects %o with one clear line", (env, message) => {
     const error = configError(env);
