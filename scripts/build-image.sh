@@ -155,7 +155,7 @@ version="$(node -p 'require("./package.json").version')"
 # copied again for each COPY --from: one working container per stage is faster, warm or cold.
 LAYERS=(--layers=false)
 [ "${OPSPILOT_IMAGE_LAYERS:-0}" != 1 ] || LAYERS=(--layers)
-previous="$(buildah images --quiet --no-trunc "$IMAGE" 2>/dev/null | awk 'NR == 1')"
+previous="$({ buildah images --quiet --no-trunc "$IMAGE" 2>/dev/null || true; } | awk 'NR == 1')"
 log "buildah bud -t $IMAGE (base $BASE_IMAGE)"
 buildah bud "${LAYERS[@]}" --pull=never --network host "${SECRETS[@]}" \
   --build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
