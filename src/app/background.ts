@@ -77,13 +77,13 @@ export function createBackground(parts: BackgroundParts): Background {
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
   const webhook = env.OPSPILOT_INCIDENT_WEBHOOK;
-  for (const job of scheduleJobs({
+  const schedules = scheduleJobs({
     ...{ schedules: parts.schedules ?? [], defaultUser: env.OPSPILOT_ALERT_USER, runtime, threads: storage, logger },
     ...{
       webhook: webhook ? { url: webhook, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT } : undefined,
       publicUrl: publicUrlOf(env),
     },
-  }))
-    jobs.register(job);
+  });
+  for (const job of schedules.jobs) jobs.register(job);
   return { jobs, incidentWorker };
 }

@@ -155,6 +155,8 @@ describe("a schedule's run", () => {
     const created: string[] = [];
     const notices: ScheduleNotice[] = [];
     const stamp = { runId: "r1", seq: 1 };
+    const following: Array<Promise<void>> = [];
+    const logged: string[] = [];
     const job = scheduleJob({
       schedule,
       defaultUser: { id: "alertmanager", role: "operator" },
@@ -174,9 +176,13 @@ describe("a schedule's run", () => {
       threads: { createThread: async (threadId, userId) => void created.push(`${threadId} ${userId}`) },
       notify: async (notice) => void notices.push(notice),
       publicUrl: "https://opspilot.example.com/",
+      track: (run) => void following.push(run),
+      logger: { error: (message) => void logged.push(message) },
     });
     expect(job).toMatchObject({ name: "schedule:payment-budget", catchUp: true });
     await job.run(new AbortController().signal, dueAt);
+    await Promise.all(following);
+    expect(logged).toEqual([]);
     const threadId = `schedule-payment-budget-${dueAt}`;
     expect(created).toEqual([`${threadId} alertmanager`]);
     expect(started).toEqual([

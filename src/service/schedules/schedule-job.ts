@@ -6,6 +6,7 @@ import { answerSummary, pauseSummary } from "../incidents/notice-body.js";
 import type { JobDefinition } from "../jobs/job.js";
 import { threadLink } from "../notices/pause-webhook-body.js";
 import { MessageAlreadyPostedError } from "../queue/queued-plan.js";
+import type { Logger } from "../observability/logger.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ScheduleNotice } from "./schedule-notice.js";
 import { scheduleJobName, scheduleMessage, scheduleThreadId } from "./schedule-thread.js";
@@ -22,6 +23,9 @@ export interface ScheduleJobOptions {
   notify?: (notice: ScheduleNotice) => Promise<void>;
   /** Base URL of the web page, for the notices' thread link. */
   publicUrl: string;
+  /** Keeps a run followed in the background until it settles (it never rejects). */
+  track(following: Promise<void>): void;
+  logger: Logger;
 }
 
 /** The user a schedule's runs act as: its `user` and `role`, each defaulting to `defaultUser`'s. */
@@ -32,7 +36,8 @@ export function scheduleUser(schedule: ScheduleConfig, defaultUser: RunUser): Ru
 /**
  * The job of one schedule: at each due time of its cron expression in its time zone, one process
  * of all starts a run on a thread of its own (`schedule-<name>-<due time>`) as the schedule's
- * user, follows it to its end or its pause, and sends what it came to when `notify` is on. A
+ * user; the job is done once the run started, and the run is followed in the background to its
+ * end or its pause, whose notice goes out when `notify` is on. A
  * schedule first runs at its next due time; a due time missed while no process ran runs once at
  * start (`catchUp`). A due time run again after a process died mid-run starts nothing new: the
  * thread holds its message already, and a run cut mid-step is recovered.
@@ -75,35 +80,32 @@ export function scheduleJob(options: ScheduleJobOptions): JobDefinition {
     });
   }
 
+  /** Reads the run's events to its end or its pause, sending what it came to; failures are logged. */
+  async function follow(events: AsyncIterable<StreamEvent>, dueAt: number): Promise<void> {
+    let answer = "";
+    for await (const event of events) {
+      if (event.type === "assistant_message") answer = event.content;
+      if (event.type === "loop_interrupt" || (event.type === "run_finished" && event.stopReason !== "interrupted"))
+        await send(event, dueAt, answer);
+    }
+  }
+
   return {
     name: scheduleJobName(schedule.name),
     schedule: { kind: "cron", expression: schedule.cron, timezone: schedule.timezone },
     catchUp: true,
-    // An investigation may take minutes: the claim is renewed while it runs, and a dead holder's is taken over soon.
-    leaseMs: 30_000,
-    async run(signal, dueAt) {
+    async run(_signal, dueAt) {
       const events = await start(scheduleThreadId(schedule.name, dueAt), dueAt);
-      if (!events) return;
-      let answer = "";
-      for await (const event of untilAborted(events, signal)) {
-        if (event.type === "assistant_message") answer = event.content;
-        if (event.type === "loop_interrupt" || (event.type === "run_finished" && event.stopReason !== "interrupted"))
-          await send(event, dueAt, answer);
-      }
+      // The due time is done once its run started: a run longer than the schedule's period never holds the next one back.
+      if (events)
+        options.track(
+          follow(events, dueAt).catch((error: unknown) =>
+            options.logger.error(
+              `schedule ${schedule.name}: the run of ${new Date(dueAt).toISOString()} failed`,
+              error,
+            ),
+          ),
+        );
     },
   };
-}
-
-/** The events until the run ends or `signal` aborts (the engine stopped): the run itself goes on, the runtime's to end. */
-async function* untilAborted(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncIterable<StreamEvent> {
-  const iterator = events[Symbol.asyncIterator]();
-  const aborted = new Promise<"aborted">((resolve) => {
-    if (signal.aborted) resolve("aborted");
-    signal.addEventListener("abort", () => resolve("aborted"), { once: true });
-  });
-  for (;;) {
-    const next = await Promise.race([iterator.next(), aborted]);
-    if (next === "aborted" || next.done) return;
-    yield next.value;
-  }
 }

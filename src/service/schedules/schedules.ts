@@ -23,8 +23,15 @@ export interface ScheduleJobsOptions {
   logger: Logger;
 }
 
+/** The configured schedules' jobs, and the wait for the runs they follow. */
+export interface ScheduleJobs {
+  jobs: JobDefinition[];
+  /** Resolves once every run started so far was followed to its end or pause and its notice sent or given up. */
+  idle(): Promise<void>;
+}
+
 /** One background job per configured schedule, each sending its notices to the incident webhook. */
-export function scheduleJobs(options: ScheduleJobsOptions): JobDefinition[] {
+export function scheduleJobs(options: ScheduleJobsOptions): ScheduleJobs {
   const { webhook, logger } = options;
   const delivery = createWebhookDelivery({ logger });
   const notify = webhook
@@ -36,5 +43,15 @@ export function scheduleJobs(options: ScheduleJobsOptions): JobDefinition[] {
           );
       }
     : undefined;
-  return options.schedules.map((schedule) => scheduleJob({ ...options, schedule, notify }));
+  const following = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    following.add(work);
+    void work.finally(() => following.delete(work));
+  };
+  return {
+    jobs: options.schedules.map((schedule) => scheduleJob({ ...options, schedule, notify, track })),
+    idle: async () => {
+      while (following.size > 0) await Promise.all([...following]);
+    },
+  };
 }
