@@ -165,7 +165,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   });
   const { jobs, incidentWorker } = createBackground({
     ...{ env, runtime, graph, storage: backend.storage, logger },
-    ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun },
+    ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun, schedules: config.schedules },
     probes: () => dependencyProbesOf(env, config, sources),
     onDependencyProbes: options.onDependencyProbes,
   });

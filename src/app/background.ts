@@ -1,5 +1,6 @@
 import type { OpsPilotGraph } from "../agent/graph.js";
 import type { Env } from "../config/env.js";
+import type { ScheduleConfig } from "../config/schedules-schema.js";
 import { parseDuration } from "../contracts/duration.js";
 import { createIncidentWorker, type IncidentWorker } from "../service/incidents/worker.js";
 import type { JobRunReport } from "../service/jobs/job.js";
@@ -13,7 +14,9 @@ import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
+import { scheduleJobs } from "../service/schedules/schedules.js";
 import type { Storage } from "../storage/types.js";
+import { publicUrlOf } from "./notifiers.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
 export type SweepName = "incidents" | "queue" | "approval-expiry";
@@ -33,6 +36,8 @@ export interface BackgroundParts {
   probes?: DependencyProbeJobOptions["probes"];
   /** Told of their results (the dependency metrics); without it the probes are not scheduled. */
   onDependencyProbes?: DependencyProbeJobOptions["onResults"];
+  /** The config file's scheduled investigations: one job each. */
+  schedules?: readonly ScheduleConfig[];
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -44,7 +49,8 @@ export interface Background {
 /**
  * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
- * and `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
+ * `retention` with `OPSPILOT_RETENTION_DAYS`, and one `schedule:<name>` per configured schedule.
+ * Nothing runs until the app starts it.
  */
 export function createBackground(parts: BackgroundParts): Background {
   const { env, runtime, storage, logger, sweepMs = {} } = parts;
@@ -70,5 +76,14 @@ export function createBackground(parts: BackgroundParts): Background {
     );
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
+  const webhook = env.OPSPILOT_INCIDENT_WEBHOOK;
+  const schedules = scheduleJobs({
+    ...{ schedules: parts.schedules ?? [], defaultUser: env.OPSPILOT_ALERT_USER, runtime, threads: storage, logger },
+    ...{
+      webhook: webhook ? { url: webhook, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT } : undefined,
+      publicUrl: publicUrlOf(env),
+    },
+  });
+  for (const job of schedules.jobs) jobs.register(job);
   return { jobs, incidentWorker };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { KNOWN_ROLES } from "../contracts/user.js";
 import { PROFILE_NAME, RunLimitsSchema } from "../contracts/limits.js";
 import { ToolsetsSchema } from "./toolsets-schema.js";
+import { SchedulesSchema } from "./schedules-schema.js";
 import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../contracts/duration.js";
 
 /** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
@@ -218,6 +219,9 @@ export const ConfigFileSchema = z
       .strict()
       .optional()
       .describe("Chat integrations"),
+    schedules: SchedulesSchema.optional().describe(
+      "Scheduled investigations: a question asked on a cron schedule, each due time once across every process",
+    ),
   })
   .strict()
   .describe("opspilot.config.json: MCP servers, tool policies, a runbooks folder and the demo tools");

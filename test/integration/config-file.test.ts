@@ -62,7 +62,7 @@ describe("the config file (OPSPILOT_CONFIG)", { timeout: 90_000 }, () => {
     );
     expectOneLine(
       first!,
-      `opspilot: ${unknownKey}: mcpServer: unknown key (expected one of: $schema, mcpServers, toolsets, tools, runbooks, demo, auth, profiles, chat) [config_invalid]`,
+      `opspilot: ${unknownKey}: mcpServer: unknown key (expected one of: $schema, mcpServers, toolsets, tools, runbooks, demo, auth, profiles, chat, schedules) [config_invalid]`,
     );
     expectOneLine(
       second!,

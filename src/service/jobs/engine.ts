@@ -3,7 +3,7 @@ import type { Logger } from "../observability/logger.js";
 import { settleWithin } from "../runtime/shutdown.js";
 import type { JobDefinition, JobRunReport } from "./job.js";
 import { runClaimed, runHere } from "./run-claimed.js";
-import { dueTimes, type DueTimes } from "./schedule.js";
+import { dueTimes, latestDue, type DueTimes } from "./schedule.js";
 
 /** A claim lasts this long without renewal unless the job says otherwise. */
 const DEFAULT_LEASE_MS = 30_000;
@@ -87,6 +87,24 @@ export function createJobEngine(options: JobEngineOptions): JobEngine {
     arm();
   }
 
+  /** The slot's first wake for an engine starting now; a `catchUp` job first asks whether it missed a due time. */
+  function planFirst(slot: Slot): void {
+    const at = now();
+    const first = slot.times.first(at);
+    if (first !== undefined) slot.wake = { due: first, at: first };
+    if (!slot.job.catchUp || slot.job.perProcess) return;
+    claims.lastDue(slot.job.name).then(
+      (last) => {
+        const missed = last === undefined ? undefined : latestDue(slot.times, last, at);
+        if (state !== "started" || missed === undefined || slot.running || (slot.wake && slot.wake.due <= missed))
+          return;
+        slot.wake = { due: missed, at: now() };
+        arm();
+      },
+      (error: unknown) => logger.error(`background job ${slot.job.name}: could not read its last due time`, error),
+    );
+  }
+
   function scheduleNext(slot: Slot, after: number): void {
     const due = slot.times.next(after);
     slot.wake = due === undefined ? undefined : { due, at: due };
@@ -135,8 +153,7 @@ export function createJobEngine(options: JobEngineOptions): JobEngine {
       const slot: Slot = { job, times: dueTimes(job.schedule), leaseMs: job.leaseMs ?? DEFAULT_LEASE_MS };
       slots.set(job.name, slot);
       if (state !== "started") return;
-      const first = slot.times.first(now());
-      if (first !== undefined) slot.wake = { due: first, at: first };
+      planFirst(slot);
       arm();
     },
     jobs: () => [...slots.keys()],
@@ -144,11 +161,7 @@ export function createJobEngine(options: JobEngineOptions): JobEngine {
       if (state !== "idle") return;
       state = "started";
       started.add(engine);
-      const at = now();
-      for (const slot of slots.values()) {
-        const first = slot.times.first(at);
-        if (first !== undefined) slot.wake = { due: first, at: first };
-      }
+      for (const slot of slots.values()) planFirst(slot);
       arm();
     },
     async stop(stopOptions = {}) {

@@ -25,6 +25,12 @@ export interface JobDefinition {
    * sees, such as its own dependency probes); by default one process runs each due time.
    */
   perProcess?: boolean;
+  /**
+   * A due time that passed while no process ran the job (after the last due time any process
+   * claimed) runs once when the engine starts: the latest such due time, however many passed.
+   * A job never claimed before waits for its next due time. Not for `perProcess` jobs.
+   */
+  catchUp?: boolean;
 }
 
 /** What became of one run (metrics, logs, tests). */

@@ -32,3 +32,22 @@ export function dueTimes(schedule: JobSchedule): DueTimes {
     }
   }
 }
+
+/**
+ * The latest due time in (`after`, `now`], or undefined when none fell there. Widens a window
+ * back from `now` until it holds one, so a long gap of a frequent schedule costs a few steps,
+ * not one per due time missed.
+ */
+export function latestDue(times: DueTimes, after: number, now: number): number | undefined {
+  const first = times.next(after);
+  if (first === undefined || first > now) return undefined;
+  let span = 1_000;
+  let from = Math.max(after, now - span);
+  while (from > after && (times.next(from) ?? Infinity) > now) {
+    span *= 2;
+    from = Math.max(after, now - span);
+  }
+  let latest = times.next(from)!;
+  for (let due = times.next(latest); due !== undefined && due <= now; due = times.next(due)) latest = due;
+  return latest;
+}

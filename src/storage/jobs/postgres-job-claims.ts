@@ -61,5 +61,12 @@ export function postgresJobClaims(pool: pg.Pool): JobClaimStore {
         [job, claimId],
       );
     },
+    async lastDue(job) {
+      const { rows } = await pool.query<{ due_at: string }>("SELECT due_at FROM opspilot_job_claims WHERE job = $1", [
+        job,
+      ]);
+      // BIGINT comes back as text.
+      return rows[0] ? Number(rows[0].due_at) : undefined;
+    },
   };
 }

@@ -61,5 +61,10 @@ export function sqliteJobClaims(statements: StatementCache, now: () => number = 
         .get("UPDATE opspilot_job_claims SET lease_until = 0 WHERE job = ? AND claim_id = ? AND finished = 0")
         .run(job, claimId);
     },
+    async lastDue(job) {
+      const row = statements.get("SELECT due_at FROM opspilot_job_claims WHERE job = ?").get(job) as
+        { due_at: number | bigint } | undefined;
+      return row ? Number(row.due_at) : undefined;
+    },
   };
 }

@@ -25,6 +25,8 @@ export interface JobClaimStore {
   finish(job: string, claimId: string): Promise<void>;
   /** Gives an unfinished claim up, so another process may run that due time at once. */
   release(job: string, claimId: string): Promise<void>;
+  /** The last due time of `job` any process claimed (epoch ms), or undefined when none ever did. */
+  lastDue(job: string): Promise<number | undefined>;
 }
 
 /** The claim row as both databases read it back after a refused claim. */

@@ -72,7 +72,7 @@ describe("the config file", () => {
 
   it("reports each kind of mistake as one line naming the key path and the problem", () => {
     expect(problem({ tool: {} })).toBe(
-      "opspilot.config.json: tool: unknown key (expected one of: $schema, mcpServers, toolsets, tools, runbooks, demo, auth, profiles, chat)",
+      "opspilot.config.json: tool: unknown key (expected one of: $schema, mcpServers, toolsets, tools, runbooks, demo, auth, profiles, chat, schedules)",
     );
     expect(problem({ tools: { "a[b": { enabled: false } } })).toBe(
       'opspilot.config.json: tools."a[b": must be a tool name or a glob using * and ?',
