@@ -38,6 +38,7 @@ const threadList = new ThreadList({
   panel: byId("threads-panel"),
   count: byId("waiting-count"),
   current: () => page.threadId,
+  onRefused: (error) => handleRefusal(error),
 });
 const incidentList = new IncidentList({
   list: byId("incident-list"),

@@ -61,7 +61,9 @@ export function fillResult(card, result, loadResult) {
     if (decision) {
       // Four eyes: everyone whose approval counted, the last of them the one who answered.
       const user = decision.approvers?.length > 1 ? decision.approvers.join(", ") : decision.by;
-      const who = t(decision.action === "edit" ? "editedBy" : "approvedBy", { user });
+      // A pause that only asked for fields was filled, not approved.
+      const label = decision.action === "edit" ? "editedBy" : decision.kind === "params" ? "filledBy" : "approvedBy";
+      const who = t(label, { user });
       decisionLine.textContent = [...(decision.changes ?? []).map(changeText), who].join(" · ");
       card.dataset.edited = String(decision.action === "edit");
     }

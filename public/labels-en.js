@@ -36,6 +36,7 @@ export const EN = {
   copyFailed: "Copy failed: select the text and copy it.",
   editedBy: "edited by {user}",
   approvedBy: "approved by {user}",
+  filledBy: "filled by {user}",
   rejectedBy: "rejected by {user}",
   rejectedWithReason: "Rejected by {user}: {reason}",
   rejectedNoReason: "Rejected by {user}.",

@@ -36,6 +36,7 @@ export const ZH = {
   copyFailed: "复制失败：请选中文字后手动复制。",
   editedBy: "{user} 修改",
   approvedBy: "{user} 批准",
+  filledBy: "{user} 填写",
   rejectedBy: "{user} 拒绝",
   rejectedWithReason: "{user} 拒绝了：{reason}",
   rejectedNoReason: "{user} 拒绝了这次调用。",

@@ -5,8 +5,10 @@ import { currentLanguage, t } from "./i18n.js";
 
 /** Draws the list into `list` (inside the `panel` disclosure) and the waiting count into `count`. */
 export class ThreadList {
-  constructor({ list, panel, count, current }) {
+  constructor({ list, panel, count, current, onRefused }) {
     this.list = list;
+    // Told when the server refuses the list (401: it wants a token), so the page asks for one at once.
+    this.onRefused = onRefused;
     this.panel = panel;
     this.count = count;
     this.current = current;
@@ -26,8 +28,9 @@ export class ThreadList {
     let threads;
     try {
       threads = await api.listThreads();
-    } catch {
-      // Without a token (or while the server is away) the list stays as it was; the page says why elsewhere.
+    } catch (error) {
+      // Without a token the page asks for one; while the server is away the list stays as it was.
+      if (error instanceof api.ApiError && error.status === 401) this.onRefused?.(error);
       return;
     }
     this.render(threads);

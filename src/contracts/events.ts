@@ -41,6 +41,10 @@ export const CallDecisionViewSchema = z.object({
     .array(z.string())
     .optional()
     .describe("Everyone whose approval of the args counted, in order, when the tool wanted more than one (four eyes)"),
+  kind: z
+    .enum(["params", "approval"])
+    .optional()
+    .describe("params: the pause only asked for missing fields (filled by), approval: it asked for an approval"),
   changes: z
     .array(ArgChangeSchema)
     .optional()

@@ -56,6 +56,11 @@ export interface CallDecision {
   argsAnswered?: Record<string, unknown>;
   /** Everyone whose approval of these args counted, in order, when the tool wanted more than one (four eyes). */
   approvers?: string[];
+  /**
+   * What the pause asked of the person: only to fill missing fields (`params`: a low-risk call,
+   * so the answer is "filled by", not "approved by") or an approval; absent in answers recorded before it was kept.
+   */
+  kind?: "params" | "approval";
 }
 
 /** Metadata kept on every ToolMessage's `artifact`; never sent to the model. */

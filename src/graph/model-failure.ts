@@ -1,33 +1,10 @@
 import { isContextOverflow } from "../context/context-overflow.js";
+import type { ModelFailure } from "../contracts/model-failure.js";
 
-/** Why a model call failed for good, in the words of `opspilot_model_errors_total{reason}`. */
-export type ModelFailureReason =
-  "unreachable" | "timeout" | "auth" | "rate_limited" | "server_error" | "bad_request" | "context_length";
+export { MODEL_FAILURE_REASONS, type ModelFailure, type ModelFailureReason } from "../contracts/model-failure.js";
 
-/** Every reason, in the order the metric presets them. */
-export const MODEL_FAILURE_REASONS: readonly ModelFailureReason[] = [
-  "unreachable",
-  "timeout",
-  "auth",
-  "rate_limited",
-  "server_error",
-  "bad_request",
-  "context_length",
-];
-
-/** What a failed model call's error says, without its message (which may quote the request) or any key. */
-export interface ModelFailure {
-  reason: ModelFailureReason;
-  /** The HTTP status, when the endpoint answered. */
-  status?: number;
-  /** The error's class or system code (`APIConnectionError`, `ECONNREFUSED`, `TimeoutError`). */
-  errorClass: string;
-  /** The provider's request id, when its answer carried one (`x-request-id`, `request-id`). */
-  requestId?: string;
-}
-
-/** Classifies a model call's final error (after its retries). */
-export function classifyModelFailure(error: unknown): ModelFailure {
+/** Classifies a model call's final error (after its retries); `host` is the endpoint's, when the model has one. */
+export function classifyModelFailure(error: unknown, host?: string): ModelFailure {
   const object = (typeof error === "object" && error !== null ? error : {}) as {
     status?: unknown;
     name?: unknown;
@@ -43,6 +20,7 @@ export function classifyModelFailure(error: unknown): ModelFailure {
   const requestId = requestIdOf(object);
   return {
     reason: reasonOf(error, status, name, String(object.message ?? "")),
+    ...(host ? { host } : {}),
     ...(status !== undefined ? { status } : {}),
     errorClass,
     ...(requestId ? { requestId } : {}),
@@ -72,4 +50,19 @@ function requestIdOf(error: { requestID?: unknown; headers?: unknown }): string 
     if (typeof value === "string" && value.length > 0) return value;
   }
   return undefined;
+}
+
+/**
+ * The warn line of a model call that failed for good: the run, and the cause as `key=value`
+ * pairs (why, the endpoint's host, the HTTP status, the error class, the request id; never a key).
+ */
+export function modelFailureLine(where: { runId: string; threadId: string }, failure: ModelFailure): string {
+  const parts = [
+    `reason=${failure.reason}`,
+    `host=${failure.host ?? "unknown"}`,
+    `status=${failure.status ?? "none"}`,
+    `error=${failure.errorClass}`,
+    ...(failure.requestId ? [`request_id=${failure.requestId}`] : []),
+  ];
+  return `model call failed for run ${where.runId} on thread ${where.threadId}: ${parts.join(" ")}`;
 }

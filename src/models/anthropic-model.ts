@@ -6,6 +6,7 @@ import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { toAnthropicRequestMessages } from "./anthropic-messages.js";
 import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { textOf } from "./message-text.js";
+import { rememberEndpoint } from "./model-endpoint.js";
 import { modelRetryPolicy } from "./retry-policy.js";
 
 /** Connection settings of the Anthropic Messages API. */
@@ -90,7 +91,7 @@ export function createAnthropicChatModel(options: AnthropicModelOptions): ChatAn
     streaming: true,
     streamUsage: true,
   };
-  return new AdaptedChatAnthropic(fields);
+  return rememberEndpoint(new AdaptedChatAnthropic(fields), options.baseURL);
 }
 
 function countInputOnly(usage: NonNullable<AIMessageChunk["usage_metadata"]>): AIMessageChunk["usage_metadata"] {

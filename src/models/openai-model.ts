@@ -6,6 +6,7 @@ import { toRequestMessages } from "./request-messages.js";
 import { modelRetryPolicy } from "./retry-policy.js";
 import { idleTimeoutFetch } from "./idle-timeout-fetch.js";
 import { resultFromStream } from "./streamed-result.js";
+import { rememberEndpoint } from "./model-endpoint.js";
 
 /** Connection settings of an OpenAI-compatible chat endpoint. */
 export interface OpenAIModelOptions {
@@ -82,5 +83,8 @@ export function createOpenAIChatModel(options: OpenAIModelOptions): ChatOpenAI {
     // Token usage of a streamed reply comes only from the usage event this asks for.
     streamUsage: true,
   };
-  return new ChatOpenAI({ ...fields, completions: new PairingSafeCompletions(fields) });
+  return rememberEndpoint(
+    new ChatOpenAI({ ...fields, completions: new PairingSafeCompletions(fields) }),
+    options.baseURL,
+  );
 }

@@ -19,6 +19,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { normalizeModelMessage } from "../models/normalize.js";
+import { endpointHostOf } from "../models/model-endpoint.js";
 import { invokeWithinWindow } from "../context/context-overflow.js";
 import { countingRetries } from "../models/retry-count.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";
@@ -119,12 +120,13 @@ export function makeCallModel(deps: CallModelDeps) {
       if (isGraphBubbleUp(error)) throw error;
       if (signal.aborted) return { ...reset, messages: repaired, run, stop: cancelledStop(run.language) };
       const failed = modelFailureMessage(error, run.language);
-      await deps.recorder.recordRunEnd(runEnd({ ...run, steps: step }, "error"));
+      const modelFailure = classifyModelFailure(error, endpointHostOf(deps.model));
+      await deps.recorder.recordRunEnd({ ...runEnd({ ...run, steps: step }, "error"), modelError: modelFailure });
       return {
         ...reset,
         messages: [...repaired, failed],
         run: { ...run, steps: step, lastActiveAt: Date.now() },
-        stop: { reason: "error", detail: String(failed.content), modelFailure: classifyModelFailure(error) },
+        stop: { reason: "error", detail: String(failed.content), modelFailure },
       };
     }
     const latencyMs = Math.round(performance.now() - started);

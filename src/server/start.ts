@@ -116,6 +116,7 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
     runtime: opened.runtime,
     currentRoles: currentRolesOf(auth),
     logger,
+    onReplyFailure: (action) => metrics.slackReplyFailures.inc({ action }),
   });
   const server = await startServer({
     runtime: opened.runtime,

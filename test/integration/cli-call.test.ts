@@ -133,6 +133,29 @@ describe("ask --call: one tool through the real loop, no model", { timeout: 120_
     expect(count("restart")).toBe(before + 1);
   });
 
+  it("says a field given with --param was filled by the user, and leaves no thread waiting once answered", async () => {
+    const asked = await runCliProcess(
+      ["ask", "--call", "search_logs", JSON.stringify({ service: "payment-service" })],
+      {
+        db,
+      },
+    );
+    expect(asked.code).toBe(0);
+    const threadId = threadOf(asked.stdout);
+    const waiting = () =>
+      withApp(async (app) =>
+        (await app.runtime.listThreads(OPERATOR, { limit: 100 })).find((t) => t.threadId === threadId),
+      );
+    expect(await waiting()).toMatchObject({ status: "interrupted", waitingForYou: true });
+    const filled = await runCliProcess(["ask", "--thread", threadId, "--no-model", "--param", "environment=prod"], {
+      db,
+    });
+    expect(filled.stderr).toBe("");
+    expect(filled.stdout).toMatch(/✓ \[1\] search_logs · .* · filled by \S+ \(\d+ ms\)/);
+    expect(filled.stdout).not.toContain("approved by");
+    expect(await waiting()).toMatchObject({ status: "idle", waitingForYou: false });
+  });
+
   it("runs a write at once with --approve as an operator, exactly once, journaled", async () => {
     const before = count("restart");
     const result = await runCliProcess(["ask", "--call", "restart_service", JSON.stringify(RESTART), "--approve"], {

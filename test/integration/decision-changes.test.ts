@@ -18,11 +18,27 @@ describe("what an answer is credited with", () => {
     // The call ran with the schema's defaults ...
     expect(result).toMatchObject({ args: { environment: "prod", sinceHours: 24, limit: 20 } });
     // ... but the answer only gave the environment.
-    const credited = { action: "approve", by: demoUser.id, changes: [{ field: "environment", after: "prod" }] };
+    // A low-risk call that only waited for the field was filled, not approved.
+    const credited = {
+      action: "approve",
+      by: demoUser.id,
+      kind: "params",
+      changes: [{ field: "environment", after: "prod" }],
+    };
     expect(result).toMatchObject({ decision: credited });
     expect((result as { decision: { changes: unknown[] } }).decision.changes).toHaveLength(1);
     const view = await demo.app.runtime.getThread(first.threadId, demoUser);
     const message = view.messages.find((candidate) => candidate.role === "tool" && candidate.tool === "search_logs");
     expect(message).toMatchObject({ decision: credited });
+  });
+
+  it("credits an answer to a high-risk call as an approval, also when it filled a field", async () => {
+    const first = await demo.ask("restart payment-service");
+    const [call] = pauseOf(first.events).calls;
+    expect(call).toMatchObject({ tool: "restart_service", risk: "high" });
+    const missing = "missing" in call! && call.missing ? { params: { environment: "staging" } } : {};
+    const resumed = await demo.resume(first.threadId, [{ callId: call!.callId, action: "approve", ...missing }]);
+    const result = resumed.find((event) => event.type === "tool_result");
+    expect(result).toMatchObject({ ok: true, decision: { action: "approve", by: demoUser.id, kind: "approval" } });
   });
 });

@@ -35,7 +35,10 @@ async function failedRun(baseURL: string) {
     const events = await collectEvents(await app.runtime.startRun({ threadId, message: "check payments", user }));
     const answer = events.flatMap((event) => (event.type === "assistant_message" ? [event.content] : [])).at(-1);
     const finished = events.find((event) => event.type === "run_finished");
-    return { answer, warned, finished, metrics: await metrics.registry.metrics() };
+    const exported = [];
+    for await (const line of app.runtime.exportRecords({ since: 0, until: Date.now() + 1 })) exported.push(line);
+    const record = exported.find((line) => line.kind === "run" && line.thread_id === threadId);
+    return { answer, warned, finished, record, metrics: await metrics.registry.metrics() };
   } finally {
     await app.close();
   }
@@ -68,16 +71,31 @@ describe("a run whose model call fails explains why", { timeout: 60_000 }, () =>
       "status=429",
     ],
   ] as const)(
-    "%s: the answer, one warn line, the finish event and the metric name it",
+    "%s: the answer, one warn line, the run's record, the finish event and the metric name it",
     async (reason, start, words, status) => {
       const server = await start();
       try {
+        const host = new URL(server.baseURL).host;
         const run = await failedRun(server.baseURL);
         expect(run.answer).toContain(words);
         expect(run.warned).toHaveLength(1);
-        expect(run.warned[0]).toContain(`reason=${reason} ${status}`);
+        expect(run.warned[0]).toContain(`reason=${reason} host=${host} ${status}`);
         expect(run.warned[0]).not.toContain("sk-secret-key");
-        if (status !== "status=none") expect(run.warned[0]).toContain(`request_id=req_${status.slice(7)}`);
+        expect(run.warned[0]).not.toContain("/v1");
+        const requestId = status === "status=none" ? undefined : `req_${status.slice(7)}`;
+        if (requestId) expect(run.warned[0]).toContain(`request_id=${requestId}`);
+        else expect(run.warned[0]).not.toContain("request_id=");
+        expect(run.record).toMatchObject({ stop_reason: "error" });
+        const cause = JSON.parse(String(run.record?.model_error));
+        expect(cause).toEqual({
+          reason,
+          host,
+          ...(status === "status=none" ? {} : { status: Number(status.slice(7)) }),
+          errorClass: expect.any(String),
+          ...(requestId ? { requestId } : {}),
+        });
+        expect(run.warned[0]).toContain(`error=${cause.errorClass}`);
+        expect(JSON.stringify(run.record)).not.toContain("sk-secret-key");
         expect(run.finished).toMatchObject({ stopReason: "error", modelError: reason });
         expect(run.metrics).toContain(`opspilot_model_errors_total{reason="${reason}"} 1`);
       } finally {

@@ -217,4 +217,22 @@ describe.skipIf(!hasChromium)("answering pauses on the page", () => {
     expect(colours.approve).not.toBe(colours.neutral);
     await page.close();
   });
+
+  it("says a field filled in a pause was filled by the person, not approved, live and after a reload (6)", async () => {
+    const server = await startTestServer({ auth });
+    servers.push(server);
+    const page = await openPage(suite.browser, server);
+    await ask(page, "show me the error logs of payment-service");
+    const pause = page.locator("form.pause");
+    await pause.getByLabel("environment").selectOption("prod");
+    await pause.getByRole("button", { name: "Continue" }).click();
+    await page.locator(".run[data-state=final_answer]").waitFor();
+    const card = page.locator(".call[data-state=ok]", { has: page.locator(".tool", { hasText: "search_logs" }) });
+    const decision = () => card.locator(".decision").textContent();
+    expect(await decision()).toBe("environment: prod · filled by alice");
+    await page.reload();
+    await card.waitFor();
+    expect(await decision()).toBe("environment: prod · filled by alice");
+    await page.close();
+  });
 });

@@ -104,8 +104,11 @@ export class EventRenderer {
         const mark = event.ok ? style.green("✓") : style.red("✗");
         const code = event.ok || !event.errorCode ? "" : ` ${style.red(event.errorCode)}`;
         const summary = event.summary ? ` · ${event.summary}` : "";
+        // Fields a person filled in a pause are theirs: said so, as the page does ("filled by", never "approved by").
+        const filled = event.decision?.kind === "params" && event.decision.action === "approve";
+        const by = filled ? style.dim(` · filled by ${event.decision!.by}`) : "";
         return [
-          `  ${mark} ${this.tagOf(event.callId)} ${event.tool}${code}${summary} ${style.dim(`(${formatDuration(event.durationMs)})`)}`,
+          `  ${mark} ${this.tagOf(event.callId)} ${event.tool}${code}${summary}${by} ${style.dim(`(${formatDuration(event.durationMs)})`)}`,
         ];
       }
       case "assistant_message":

@@ -64,7 +64,9 @@ export function decide(judged: JudgedDecision, context: ResumeContext): PlannedC
     userId: context.answerer.id,
     ...(decision.message ? { message: decision.message } : {}),
     argsBefore: call.args,
-  };
+    // A low-risk call that waited for fields was filled, not approved.
+    kind: call.status === "needs_params" && call.risk === "low" && !call.egress ? "params" : "approval",
+  } as const;
   if (!("frozen" in judged)) {
     return {
       ...callBase(call),

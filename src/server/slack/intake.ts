@@ -21,15 +21,21 @@ export function slackIntakeOf(options: {
   logger: Logger;
   /** Allowed `response_url` prefixes; Slack's own by default (tests name a loopback receiver). */
   responseUrlPrefixes?: readonly string[];
+  /** Told of each reply that could not be delivered (`opspilot_slack_reply_failures_total{action}`). */
+  onReplyFailure?: (action: "approve" | "reject") => void;
 }): SlackIntake | undefined {
   const signingSecret = options.env.OPSPILOT_SLACK_SIGNING_SECRET;
   if (!signingSecret) return undefined;
-  const { logger, responseUrlPrefixes } = options;
+  const { logger, responseUrlPrefixes, onReplyFailure } = options;
   const approvals = createSlackApprovals({
     runtime: options.runtime,
     users: options.config.chat?.slack?.users ?? {},
     currentRoles: options.currentRoles,
-    responder: createSlackResponder({ logger, ...(responseUrlPrefixes ? { responseUrlPrefixes } : {}) }),
+    responder: createSlackResponder({
+      logger,
+      ...(responseUrlPrefixes ? { responseUrlPrefixes } : {}),
+      ...(onReplyFailure ? { onFailure: onReplyFailure } : {}),
+    }),
     logger,
   });
   return { signingSecret, approvals, ...(responseUrlPrefixes ? { responseUrlPrefixes } : {}) };

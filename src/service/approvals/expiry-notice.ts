@@ -62,18 +62,16 @@ export interface ExpiryWebhook {
  * `webhook-delivery.ts`. Only the process that expired the pause sends it, so it is sent once.
  */
 export function createExpiryWebhook(options: ExpiryWebhookOptions): ExpiryWebhook {
-  const delivery = createWebhookDelivery(options);
+  const delivery = createWebhookDelivery({ ...options, target: "expiry notices" });
   return {
     notify(notice) {
       delivery.run("expiry webhook failed", async () => {
-        const outcome = await delivery.post(
+        await delivery.post(
           options.url,
           expiredWebhookBody(notice, options.publicUrl, options.format ?? "json"),
+          (failure) =>
+            `expiry webhook: could not announce the expiry of pause ${notice.interruptId} of thread ${notice.threadId} (${failure})`,
         );
-        if (!outcome.ok)
-          options.logger.error(
-            `expiry webhook: could not announce the expiry of pause ${notice.interruptId} of thread ${notice.threadId} (${outcome.failure})`,
-          );
       });
     },
     idle: () => delivery.idle(),

@@ -18,7 +18,7 @@ import { runEnd } from "../../graph/run-info.js";
 import { DEFAULT_OBSERVATION_MAX_CHARS } from "../../graph/config.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Logger } from "../observability/logger.js";
-import type { ModelFailure } from "../../graph/model-failure.js";
+import { modelFailureLine, type ModelFailure } from "../../graph/model-failure.js";
 import { isTextDeltaChunk } from "../../models/text-deltas.js";
 import type { PauseEvent } from "../notices/pause-webhook-body.js";
 import type { RunHandoff } from "../runtime/handoff.js";
@@ -237,15 +237,4 @@ async function untilCheckpointed(graph: OpsPilotGraph, threadId: string, message
     if (values.messages.some((message) => message.id === messageId) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** The warn line of a model call that failed for good: why, the HTTP status, the error class and the request id (never a key). */
-function modelFailureLine(options: { runId: string; threadId: string }, failure: ModelFailure): string {
-  const parts = [
-    `reason=${failure.reason}`,
-    `status=${failure.status ?? "none"}`,
-    `error=${failure.errorClass}`,
-    ...(failure.requestId ? [`request_id=${failure.requestId}`] : []),
-  ];
-  return `model call failed for run ${options.runId} on thread ${options.threadId}: ${parts.join(" ")}`;
 }

@@ -63,6 +63,7 @@ function decisionView(
       by: decision.userId,
       ...(decision.message ? { message: decision.message } : {}),
       ...(decision.approvers ? { approvers: decision.approvers } : {}),
+      ...(decision.kind ? { kind: decision.kind } : {}),
       ...(changes.length > 0 ? { changes } : {}),
     },
   };

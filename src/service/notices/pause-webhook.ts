@@ -44,7 +44,7 @@ const REMEMBERED_PAUSES = 1_000;
  * thread's lease), is skipped.
  */
 export function createPauseWebhook(options: PauseWebhookOptions): PauseWebhook {
-  const delivery = createWebhookDelivery(options);
+  const delivery = createWebhookDelivery({ ...options, target: "pause notices" });
   const sent = new Set<string>();
 
   async function alreadyAnnounced(event: PauseEvent): Promise<boolean> {
@@ -58,10 +58,11 @@ export function createPauseWebhook(options: PauseWebhookOptions): PauseWebhook {
   async function deliver(event: PauseEvent): Promise<void> {
     if (await alreadyAnnounced(event)) return;
     const body = pauseWebhookBody(pauseNotice(event, options.publicUrl), options.format ?? "json");
-    const outcome = await delivery.post(options.url, body);
-    if (outcome.ok) return;
-    options.logger.error(
-      `pause webhook: could not announce pause ${event.interruptId} of thread ${event.threadId} (${outcome.failure})`,
+    await delivery.post(
+      options.url,
+      body,
+      (failure) =>
+        `pause webhook: could not announce pause ${event.interruptId} of thread ${event.threadId} (${failure})`,
     );
   }
 

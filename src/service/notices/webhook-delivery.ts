@@ -1,5 +1,6 @@
 import type { Logger } from "../observability/logger.js";
 import { settleWithin } from "../runtime/shutdown.js";
+import { targetHost, targetOutages } from "./target-outages.js";
 
 /** How hard one notice is pushed to its receiver. */
 export interface WebhookRetries {
@@ -22,8 +23,13 @@ export interface WebhookDelivery {
   readonly signal: AbortSignal;
   /** Runs `task` in the background; a task that throws is logged under `label`. Ignored once closed. */
   run(label: string, task: () => Promise<void>): void;
-  /** POSTs `body` as JSON to `url` with retries; never throws, and gives up at once when the delivery closes. */
-  post(url: string, body: unknown): Promise<WebhookOutcome>;
+  /**
+   * POSTs `body` as JSON to `url` with retries; never throws, and gives up at once when the
+   * delivery closes. A notice given up is logged with `failed`'s line, when given: every one
+   * without a `target`; with one, only the notice that opens the target's outage (and those
+   * cut short by closing), as a warning that names the target's host.
+   */
+  post(url: string, body: unknown, failed?: (failure: string) => string): Promise<WebhookOutcome>;
   /** Resolves once every task started so far has settled. */
   idle(): Promise<void>;
   /** Waits up to `graceMs` for the tasks under way, then cuts their POSTs short and waits for them to settle. */
@@ -36,13 +42,22 @@ export const WEBHOOK_CLOSE_GRACE_MS = 2_000;
 /** A status worth another attempt: the receiver is overloaded or failing, not refusing the request. */
 const retryable = (status: number) => status === 429 || status >= 500;
 
+/** Who delivers, and for notifiers with fixed targets, what their notices are called. */
+export interface WebhookDeliveryOptions extends WebhookRetries {
+  logger: Logger;
+  /**
+   * What the notices are (`pause notices`): set, each target's outage is logged once with its host
+   * and once when it recovers (`target-outages.ts`); unset, logging a notice given up stays with the caller.
+   */
+  target?: string;
+}
+
 /**
  * Fire-and-forget webhook delivery shared by every notifier: a slow or failing receiver never
  * delays or fails a run. Network errors, timeouts, 429 and 5xx are retried with exponential
- * backoff; a refusal (another 4xx) is final. Deciding what to send, and logging a notice given
- * up, stays with the notifier.
+ * backoff; a refusal (another 4xx) is final. Deciding what to send stays with the notifier.
  */
-export function createWebhookDelivery(options: WebhookRetries & { logger: Logger }): WebhookDelivery {
+export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookDelivery {
   const attempts = options.attempts ?? 4;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const backoffMs = options.backoffMs ?? 500;
@@ -50,7 +65,25 @@ export function createWebhookDelivery(options: WebhookRetries & { logger: Logger
   // Aborted on close: cuts the attempt under way and the wait before the next one.
   const closing = new AbortController();
 
-  async function post(url: string, body: unknown): Promise<WebhookOutcome> {
+  const { logger, target } = options;
+  const outages = target ? targetOutages({ logger, target }) : undefined;
+
+  async function post(url: string, body: unknown, failed?: (failure: string) => string): Promise<WebhookOutcome> {
+    const outcome = await postWithRetries(url, body);
+    if (outcome.ok) outages?.delivered(url);
+    // A notice cut short by closing says nothing about the target: logged as before, outage or not.
+    else if (!outages || closing.signal.aborted) {
+      if (failed) logger.error(failed(outcome.failure));
+    } else if (outages.failed(url) === "began") {
+      const line = `${target} to ${targetHost(url)} are failing; no further failure is logged until one is delivered again`;
+      const message = failed ? `${failed(outcome.failure)}; ${line}` : `${line} (${outcome.failure})`;
+      if (logger.warn) logger.warn(message);
+      else logger.error(message);
+    }
+    return outcome;
+  }
+
+  async function postWithRetries(url: string, body: unknown): Promise<WebhookOutcome> {
     const payload = JSON.stringify(body);
     let failure = "";
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
@@ -69,7 +102,9 @@ export function createWebhookDelivery(options: WebhookRetries & { logger: Logger
         if (!retryable(response.status)) break;
       } catch (error) {
         failure =
-          error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : String(error);
+          error instanceof Error && error.name === "TimeoutError"
+            ? `no answer within ${timeoutMs} ms`
+            : networkFailure(error);
       }
     }
     return { ok: false, failure };
@@ -111,4 +146,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
+}
+
+/** A network error in one line, with its system code when fetch gives one (`TypeError: fetch failed (ECONNREFUSED)`). */
+function networkFailure(error: unknown): string {
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === "string" ? `${String(error)} (${code})` : String(error);
 }

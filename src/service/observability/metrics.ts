@@ -114,6 +114,12 @@ export class RunMetrics {
     "Model calls that failed for good (after retries) and ended their run, by reason",
     ["reason"],
   );
+  /** Replies to Slack clicks not delivered, by action (`approve`, `reject`): `slack/intake.ts` counts them. */
+  readonly slackReplyFailures = this.counter(
+    "opspilot_slack_reply_failures_total",
+    "Replies to Slack clicks that could not be delivered through response_url (refused or given up), by action",
+    ["action"],
+  );
   private readonly sources: ScrapedSources = {};
 
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -142,6 +148,7 @@ export class RunMetrics {
     });
     for (const quota of QUOTAS) this.quotaRefusals.inc({ quota }, 0);
     for (const reason of MODEL_FAILURE_REASONS) this.modelErrors.inc({ reason }, 0);
+    for (const action of ["approve", "reject"]) this.slackReplyFailures.inc({ action }, 0);
     if (options.processMetrics) this.processMetrics();
     // Present from the start, so a rate over them reads 0 rather than no data before the first run.
     this.runsStarted.inc(0);

@@ -6,11 +6,16 @@ import type { ThreadStore } from "../../storage/types.js";
 import type { DependencyProbe, ProbeResult } from "./probe.js";
 import { firstLine, seconds } from "./probe.js";
 
-/** A database URL with its password masked (`postgres://opspilot:****@db:5432/opspilot`); an unparsable one, only its scheme. */
+/**
+ * A database URL with its password masked (`postgres://opspilot:****@db:5432/opspilot`), also one
+ * given as a query parameter (`?password=`, `?sslpassword=`); an unparsable one, only its scheme.
+ */
 export function maskDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "****";
+    for (const key of [...parsed.searchParams.keys()])
+      if (/pass|secret|key/i.test(key)) parsed.searchParams.set(key, "****");
     return parsed.toString();
   } catch {
     return `${url.split(":", 1)[0]}://…`;

@@ -143,7 +143,8 @@ export function createSlackApprovals(options: SlackApprovalsOptions): SlackAppro
       options.logger.error("slack: a click could not be applied", error);
       return ephemeral("opspilot could not apply this answer (internal error); open the thread on the page.");
     });
-    if (reply) options.responder.reply(click.responseUrl, reply);
+    const about = { slackUserId: click.slackUserId, action: click.answer.a, threadId: click.answer.t };
+    if (reply) options.responder.reply(click.responseUrl, reply, about);
   }
 
   return {

@@ -32,10 +32,23 @@ export function slackReplyBody(reply: SlackReply): Record<string, unknown> {
   }
 }
 
+/** Whose click a reply answers, so a reply that cannot be delivered is logged and counted by who and what. */
+export interface SlackReplyAbout {
+  /** The clicking Slack user (`user.id`). */
+  slackUserId: string;
+  /** What the button answered. */
+  action: "approve" | "reject";
+  /** The thread the click answered a pause of. */
+  threadId: string;
+}
+
 /** Posts replies to Slack's `response_url`s in the background. */
 export interface SlackResponder {
-  /** POSTs `reply` to `responseUrl` in the background (refused and logged when it is not an allowed address). */
-  reply(responseUrl: string, reply: SlackReply): void;
+  /**
+   * POSTs `reply` to `responseUrl` in the background. A reply refused (not an allowed address)
+   * or given up is logged with the Slack user, the action and what it would have said, and counted.
+   */
+  reply(responseUrl: string, reply: SlackReply, about: SlackReplyAbout): void;
   /** Resolves once every reply started so far was delivered or given up. */
   idle(): Promise<void>;
   /** Waits up to `graceMs` for replies under way, then abandons them (logged). */
@@ -46,27 +59,36 @@ export interface SlackResponder {
 export interface SlackResponderOptions extends WebhookRetries {
   /** Where a reply given up for good is logged. */
   logger: Logger;
+  /** Told of each reply that was refused or given up (`opspilot_slack_reply_failures_total{action}`). */
+  onFailure?: (action: SlackReplyAbout["action"]) => void;
   /** Allowed `response_url` prefixes (`SLACK_RESPONSE_URL_PREFIXES` by default; tests name a loopback receiver). */
   responseUrlPrefixes?: readonly string[];
 }
 
 /**
  * Replies through `response_url` with the shared webhook delivery: retried on network errors,
- * 429 and 5xx; a final failure is logged. Slack takes up to five replies per `response_url`
- * within 30 minutes, so one click gets one reply.
+ * 429 and 5xx; a final failure is logged and counted. Slack takes up to five replies per
+ * `response_url` within 30 minutes, so one click gets one reply.
  */
 export function createSlackResponder(options: SlackResponderOptions): SlackResponder {
   const delivery = createWebhookDelivery(options);
   const prefixes = options.responseUrlPrefixes ?? SLACK_RESPONSE_URL_PREFIXES;
+  const failed = (about: SlackReplyAbout, reply: SlackReply, why: string) => {
+    options.logger.error(
+      `slack: the reply to ${about.slackUserId}'s ${about.action} on thread ${about.threadId} was not delivered (${why}); it said: ${JSON.stringify(reply.text)}`,
+    );
+    options.onFailure?.(about.action);
+  };
   return {
-    reply(responseUrl, reply) {
+    reply(responseUrl, reply, about) {
       if (!isAllowedResponseUrl(responseUrl, prefixes)) {
-        options.logger.error(`slack: refused to reply to ${JSON.stringify(responseUrl)}: not a Slack response_url`);
+        failed(about, reply, `refused to post to ${JSON.stringify(responseUrl)}: not a Slack response_url`);
         return;
       }
       delivery.run("slack reply failed", async () => {
         const outcome = await delivery.post(responseUrl, slackReplyBody(reply));
-        if (!outcome.ok) options.logger.error(`slack: could not reply through response_url (${outcome.failure})`);
+        // The response_url is Slack's one-time address: named by its host only.
+        if (!outcome.ok) failed(about, reply, `${new URL(responseUrl).host}: ${outcome.failure}`);
       });
     },
     idle: () => delivery.idle(),

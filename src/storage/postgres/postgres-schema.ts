@@ -27,12 +27,14 @@ CREATE TABLE IF NOT EXISTS opspilot_events (
 CREATE TABLE IF NOT EXISTS opspilot_runs (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at BIGINT NOT NULL,
   finished_at BIGINT, stop_reason TEXT, steps INTEGER, duration_ms BIGINT, resumed INTEGER NOT NULL DEFAULT 0,
-  pauses INTEGER NOT NULL DEFAULT 0, tokens BIGINT, cost_usd DOUBLE PRECISION, tool_cost_units DOUBLE PRECISION);
+  pauses INTEGER NOT NULL DEFAULT 0, tokens BIGINT, cost_usd DOUBLE PRECISION, tool_cost_units DOUBLE PRECISION,
+  model_error TEXT);
 CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
 ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS tokens BIGINT;
 ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS cost_usd DOUBLE PRECISION;
 ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS tool_cost_units DOUBLE PRECISION;
 ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS pauses INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE opspilot_runs ADD COLUMN IF NOT EXISTS model_error TEXT;
 CREATE INDEX IF NOT EXISTS opspilot_runs_started ON opspilot_runs (started_at);
 CREATE TABLE IF NOT EXISTS opspilot_steps (
   run_id TEXT NOT NULL, step INTEGER NOT NULL, latency_ms BIGINT NOT NULL, input_tokens INTEGER NOT NULL,

@@ -149,7 +149,7 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   async recordRunEnd(run: Parameters<Recorder["recordRunEnd"]>[0]): Promise<void> {
     await this.changes(
-      "UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5), pauses = pauses + $6, tokens = COALESCE($8, tokens), cost_usd = COALESCE($9, cost_usd), tool_cost_units = COALESCE($10, tool_cost_units) WHERE run_id = $7",
+      "UPDATE opspilot_runs SET finished_at = $1, stop_reason = $2, steps = $3, duration_ms = $4, resumed = GREATEST(resumed, $5), pauses = pauses + $6, tokens = COALESCE($8, tokens), cost_usd = COALESCE($9, cost_usd), tool_cost_units = COALESCE($10, tool_cost_units), model_error = COALESCE($11, model_error) WHERE run_id = $7",
       [
         Date.now(),
         run.stopReason,
@@ -161,6 +161,7 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
         run.tokens ?? null,
         run.costUsd ?? null,
         run.toolCostUnits ?? null,
+        run.modelError ? JSON.stringify(run.modelError) : null,
       ],
     );
   }

@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../contracts/observation.js";
 import type { GivenApproval } from "../../contracts/calls.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
+import type { ModelFailure } from "../../contracts/model-failure.js";
 
 /** Outcome of one tool call as the records keep it. */
 export type CallRecordOutcome = "ok" | "error" | "interrupt" | "cancelled" | "rejected" | "skipped";
@@ -65,6 +66,8 @@ export interface Recorder {
     costUsd?: number;
     /** Cost units its tools spent so far (tools declaring `costUnits`); kept as recorded before when absent. */
     toolCostUnits?: number;
+    /** Why the model call that ended the run failed (`model_error`, JSON); kept as recorded before when absent. */
+    modelError?: ModelFailure;
   }): Promise<void>;
 }
 

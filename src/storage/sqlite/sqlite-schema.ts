@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS opspilot_events (
 CREATE TABLE IF NOT EXISTS opspilot_runs (
   run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, user_id TEXT NOT NULL, started_at INTEGER NOT NULL,
   finished_at INTEGER, stop_reason TEXT, steps INTEGER, duration_ms INTEGER, resumed INTEGER NOT NULL DEFAULT 0,
-  pauses INTEGER NOT NULL DEFAULT 0, tokens INTEGER, cost_usd REAL, tool_cost_units REAL);
+  pauses INTEGER NOT NULL DEFAULT 0, tokens INTEGER, cost_usd REAL, tool_cost_units REAL, model_error TEXT);
 CREATE INDEX IF NOT EXISTS opspilot_runs_thread ON opspilot_runs (thread_id);
 CREATE INDEX IF NOT EXISTS opspilot_runs_started ON opspilot_runs (started_at);
 CREATE TABLE IF NOT EXISTS opspilot_steps (
@@ -87,6 +87,7 @@ const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string
   { table: "opspilot_steps", column: "cost_usd", type: "REAL" },
   { table: "opspilot_threads", column: "title", type: "TEXT" },
   { table: "opspilot_decisions", column: "approvals", type: "TEXT" },
+  { table: "opspilot_runs", column: "model_error", type: "TEXT" },
 ];
 
 /**

@@ -107,7 +107,7 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
     this.writeRecord(() =>
       this.statements
         .get(
-          "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?), pauses = pauses + ?, tokens = COALESCE(?, tokens), cost_usd = COALESCE(?, cost_usd), tool_cost_units = COALESCE(?, tool_cost_units) WHERE run_id = ?",
+          "UPDATE opspilot_runs SET finished_at = ?, stop_reason = ?, steps = ?, duration_ms = ?, resumed = MAX(resumed, ?), pauses = pauses + ?, tokens = COALESCE(?, tokens), cost_usd = COALESCE(?, cost_usd), tool_cost_units = COALESCE(?, tool_cost_units), model_error = COALESCE(?, model_error) WHERE run_id = ?",
         )
         .run(
           finishedAt,
@@ -119,6 +119,7 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
           run.tokens ?? null,
           run.costUsd ?? null,
           run.toolCostUnits ?? null,
+          run.modelError ? JSON.stringify(run.modelError) : null,
           run.runId,
         ),
     );
