@@ -9,11 +9,14 @@ import {
   type DependencyProbeJobOptions,
 } from "../service/jobs/dependency-probes.js";
 import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
+import { KUBERNETES_ACCESS_MS, kubernetesAccessJob } from "../service/jobs/kubernetes-access.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { Storage } from "../storage/types.js";
+import type { ToolSource } from "../tools/source.js";
+import { accessReviewsOf } from "./sources/kubernetes-source.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
 export type SweepName = "incidents" | "queue" | "approval-expiry";
@@ -33,6 +36,8 @@ export interface BackgroundParts {
   probes?: DependencyProbeJobOptions["probes"];
   /** Told of their results (the dependency metrics); without it the probes are not scheduled. */
   onDependencyProbes?: DependencyProbeJobOptions["onResults"];
+  /** The app's tool sources: a Kubernetes one gets the `kubernetes-access` job. */
+  toolSources?: readonly ToolSource[];
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -44,6 +49,7 @@ export interface Background {
 /**
  * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
+ * `kubernetes-access` every `OPSPILOT_KUBERNETES_ACCESS_INTERVAL` with `toolsets.kubernetes`,
  * and `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
  */
 export function createBackground(parts: BackgroundParts): Background {
@@ -67,6 +73,14 @@ export function createBackground(parts: BackgroundParts): Background {
         onResults: parts.onDependencyProbes,
         everyMs: parseDuration(env.OPSPILOT_DEPENDENCY_PROBE_INTERVAL) ?? DEPENDENCY_PROBE_MS,
       }),
+    );
+  const accessReviews = accessReviewsOf(parts.toolSources ?? []);
+  if (accessReviews.length > 0)
+    jobs.register(
+      kubernetesAccessJob(
+        accessReviews,
+        parseDuration(env.OPSPILOT_KUBERNETES_ACCESS_INTERVAL ?? "") ?? KUBERNETES_ACCESS_MS,
+      ),
     );
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
