@@ -56,9 +56,10 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
       options.scenarios.filter(({ scenario }) => !own(scenario)),
       opened.app.registry,
     );
-    const jobs = options.scenarios.flatMap((loaded) =>
-      Array.from({ length: options.repeat }, (_, index) => ({ loaded, index })),
-    );
+    // Scenarios on apps of their own take longest: started first, they run beside the others.
+    const jobs = [...options.scenarios]
+      .sort((a, b) => Number(own(b.scenario)) - Number(own(a.scenario)))
+      .flatMap((loaded) => Array.from({ length: options.repeat }, (_, index) => ({ loaded, index })));
     const runs = new Map<string, ScenarioRun[]>(options.scenarios.map(({ scenario }) => [scenario.id, []]));
     let done = 0;
     const runOne = async (loaded: LoadedScenario) => {
