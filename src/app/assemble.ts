@@ -168,6 +168,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun, schedules: config.schedules },
     probes: () => dependencyProbesOf(env, config, sources),
     onDependencyProbes: options.onDependencyProbes,
+    toolSources: sources,
   });
   return {
     env,

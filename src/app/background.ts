@@ -10,6 +10,7 @@ import {
   type DependencyProbeJobOptions,
 } from "../service/jobs/dependency-probes.js";
 import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
+import { KUBERNETES_ACCESS_MS, kubernetesAccessJob } from "../service/jobs/kubernetes-access.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
 import type { Logger } from "../service/observability/logger.js";
@@ -17,6 +18,8 @@ import type { Runtime } from "../service/runtime/runtime.js";
 import { scheduleJobs } from "../service/schedules/schedules.js";
 import type { Storage } from "../storage/types.js";
 import { publicUrlOf } from "./notifiers.js";
+import type { ToolSource } from "../tools/source.js";
+import { accessReviewsOf } from "./sources/kubernetes-source.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
 export type SweepName = "incidents" | "queue" | "approval-expiry";
@@ -38,6 +41,8 @@ export interface BackgroundParts {
   onDependencyProbes?: DependencyProbeJobOptions["onResults"];
   /** The config file's scheduled investigations: one job each. */
   schedules?: readonly ScheduleConfig[];
+  /** The app's tool sources: a Kubernetes one gets the `kubernetes-access` job. */
+  toolSources?: readonly ToolSource[];
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -49,6 +54,7 @@ export interface Background {
 /**
  * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
+ * `kubernetes-access` every `OPSPILOT_KUBERNETES_ACCESS_INTERVAL` with `toolsets.kubernetes`,
  * `retention` with `OPSPILOT_RETENTION_DAYS`, and one `schedule:<name>` per configured schedule.
  * Nothing runs until the app starts it.
  */
@@ -73,6 +79,14 @@ export function createBackground(parts: BackgroundParts): Background {
         onResults: parts.onDependencyProbes,
         everyMs: parseDuration(env.OPSPILOT_DEPENDENCY_PROBE_INTERVAL) ?? DEPENDENCY_PROBE_MS,
       }),
+    );
+  const accessReviews = accessReviewsOf(parts.toolSources ?? []);
+  if (accessReviews.length > 0)
+    jobs.register(
+      kubernetesAccessJob(
+        accessReviews,
+        parseDuration(env.OPSPILOT_KUBERNETES_ACCESS_INTERVAL ?? "") ?? KUBERNETES_ACCESS_MS,
+      ),
     );
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));

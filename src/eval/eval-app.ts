@@ -7,6 +7,7 @@ import { openRunbooks } from "../app/sources/runbooks.js";
 import { serverRunLimits } from "../app/run-limits.js";
 import { loadEnv } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
+import type { ConfigFile } from "../config/schema.js";
 import { loadChatModel } from "../app/chat-model.js";
 import { createDemoTools } from "../demo/index.js";
 import type { Logger } from "../service/observability/logger.js";
@@ -26,6 +27,8 @@ export interface EvalAppOptions {
   configPath?: string;
   /** Every fault the scenarios plant, so the wrapped tools know their fallbacks. */
   faults: readonly Fault[];
+  /** Toolsets added to the config file's (a scenario's stand-ins). */
+  toolsets?: ConfigFile["toolsets"];
 }
 
 /** The app an evaluation drives, with its planted faults and what it logged. */
@@ -60,7 +63,8 @@ export async function openEvalApp(options: EvalAppOptions): Promise<EvalApp> {
       OPSPILOT_DB: join(folder, "eval.sqlite"),
       DATABASE_URL: undefined,
     });
-    const config = loadConfig(env.OPSPILOT_CONFIG, options.variables);
+    const loaded = loadConfig(env.OPSPILOT_CONFIG, options.variables);
+    const config = options.toolsets ? { ...loaded, toolsets: { ...loaded.toolsets, ...options.toolsets } } : loaded;
     // Checked before anything opens, so a bad model or limit leaves nothing to close.
     serverRunLimits(env, config);
     const model = options.chatModel ?? (await loadChatModel(env));

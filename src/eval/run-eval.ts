@@ -4,6 +4,7 @@ import { openEvalApp } from "./eval-app.js";
 import { EvalUsageError } from "./eval-error.js";
 import type { LoadedScenario } from "./load-scenarios.js";
 import { reportScenario, summarize, type EvalReport, type ScenarioRun } from "./report/report.js";
+import { needsOwnApp, runOnOwnApp } from "./own-app.js";
 import { runScenario } from "./run-scenario.js";
 import type { Scenario } from "./scenario-schema.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -47,16 +48,37 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
     configPath: options.configPath,
     faults: options.scenarios.flatMap(({ scenario }) => scenario.faults),
   });
+  // A scenario's script stands in for the demo model only; any other model answers it itself.
+  const scripted = opened.model === "demo" && !options.chatModel;
+  const own = (scenario: Scenario) => needsOwnApp(scenario, scripted);
   try {
-    checkToolNames(options.scenarios, opened.app.registry);
-    const jobs = options.scenarios.flatMap((loaded) =>
-      Array.from({ length: options.repeat }, (_, index) => ({ loaded, index })),
+    checkToolNames(
+      options.scenarios.filter(({ scenario }) => !own(scenario)),
+      opened.app.registry,
     );
+    // Scenarios on apps of their own take longest: started first, they run beside the others.
+    const jobs = [...options.scenarios]
+      .sort((a, b) => Number(own(b.scenario)) - Number(own(a.scenario)))
+      .flatMap((loaded) => Array.from({ length: options.repeat }, (_, index) => ({ loaded, index })));
     const runs = new Map<string, ScenarioRun[]>(options.scenarios.map(({ scenario }) => [scenario.id, []]));
     let done = 0;
+    const runOne = async (loaded: LoadedScenario) => {
+      if (!own(loaded.scenario))
+        return {
+          trace: await runScenario({ runtime: opened.app.runtime, tools: opened.tools }, loaded.scenario),
+          registry: opened.app.registry,
+        };
+      const result = await runOnOwnApp(loaded.scenario, {
+        ...{ variables: options.variables, model: options.model, chatModel: options.chatModel },
+        ...{ configPath: options.configPath, scripted },
+        checkTools: (registry) => checkToolNames([loaded], registry),
+      });
+      opened.logged.push(...result.logged);
+      return result;
+    };
     await inPool(jobs, options.concurrency, async ({ loaded, index }) => {
-      const trace = await runScenario({ runtime: opened.app.runtime, tools: opened.tools }, loaded.scenario);
-      const checks = runChecks({ scenario: loaded.scenario, trace, registry: opened.app.registry });
+      const { trace, registry } = await runOne(loaded);
+      const checks = runChecks({ scenario: loaded.scenario, trace, registry });
       const run: ScenarioRun = { checks, score: scoreOf(checks), trace };
       runs.get(loaded.scenario.id)![index] = run;
       done += 1;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ENVIRONMENT_IDS, LOG_LEVELS } from "../demo/index.js";
+import { ScriptTurnSchema, StandinSchema } from "./scenario-script-schema.js";
 
 /** A regular expression's source, checked to compile when the scenario is loaded. */
 const regexSource = (flags: string) =>
@@ -195,6 +196,16 @@ export const ScenarioSchema = z
     faults: z.array(FaultSchema).default([]).describe("Tool failures planted for this scenario"),
     planted: PlantedSchema.default({ logs: [], runbooks: [] }).describe(
       "Log lines and runbooks planted on this scenario's thread, e.g. carrying prompt injections",
+    ),
+    script: z
+      .array(ScriptTurnSchema)
+      .min(1)
+      .optional()
+      .describe(
+        "A scripted model's turns, in order, used in place of the demo model (which knows only the demo tools); any other model answers the scenario itself",
+      ),
+    standin: StandinSchema.optional().describe(
+      "Stand-ins of outside systems, started on loopback for this scenario only, with their toolsets configured on an app of its own",
     ),
     expect: ExpectSchema.default(ExpectSchema.parse({})),
   })

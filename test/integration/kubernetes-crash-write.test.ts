@@ -66,4 +66,22 @@ describe("a kill between a restart's approval and its write", () => {
     },
     60_000,
   );
+
+  it("when killed once the write's result is journaled, the resume reports that result and sends no second PATCH", async () => {
+    standin = await startKubernetesStandin({ rolloutDelayMs: 200 });
+    const dbPath = join(directory, "after-journal-finish.sqlite");
+    const threadId = (await child("pause", dbPath)).output!.threadId;
+
+    const killed = await child("approve", dbPath, threadId, "after-journal-finish");
+    expect(killed.signal).toBe("SIGKILL");
+
+    const recovered = await child("recover", dbPath, threadId);
+    const result = recovered.output!.events.find((e) => e.type === "tool_result" && e.callId === "w1");
+    expect(result).toMatchObject({ ok: true });
+    expect(recovered.output!.events.at(-1)).toMatchObject({ type: "run_finished", stopReason: "final_answer" });
+    expect(patches(standin).map((r) => r.query.dryRun ?? "none")).toEqual(["All", "none"]);
+    expect(standin.get("deployments", "payments", "payment-service")!.metadata.annotations).toMatchObject({
+      "deployment.kubernetes.io/revision": "43",
+    });
+  }, 60_000);
 });

@@ -65,6 +65,17 @@ describe("the Kubernetes stand-in", () => {
     );
   });
 
+  it("prints lists as the API server does when kubectl asks for a Table: get pods, deployments and nodes", async () => {
+    const pods = (await kubectl("get", "pods")).split("\n");
+    expect(pods[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+    expect(pods[1]).toMatch(/^payment-service-7d4b9c6f8-x2k9p\s+0\/1\s+CrashLoopBackOff\s+7 \(\d+s ago\)\s+60m$/);
+    expect(pods[4]).toMatch(/^checkout-5f7d8c9b4-q5r8s\s+1\/1\s+Running\s+3 \(\d+s ago\)\s+60m$/);
+    expect(pods[5]).toMatch(/^ledger-api-8b6c4d2f1-z1y2x\s+0\/1\s+ImagePullBackOff\s+0\s+60m$/);
+    expect(await kubectl("get", "deployments,nodes")).toMatch(
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\ndeployment\.apps\/payment-service\s+0\/3\s+3\s+0\s+30d\n[^]*\nNAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\nnode\/node-a\s+Ready\s+<none>\s+90d\s+v1\.32\.0\n/,
+    );
+  });
+
   it("answers kubectl's server-side dry runs of scale and of the restart annotation without changing anything", async () => {
     expect(await kubectl("scale", "deployment/payment-service", "--replicas=5", "--dry-run=server")).toBe(
       "deployment.apps/payment-service scaled (server dry run)\n",

@@ -36,6 +36,14 @@ export const UPKEEP_VARS = {
     .describe(
       'How often each process probes the model, the toolsets and the MCP servers for opspilot_dependency_up ("30s", "5m"; the first probe runs at start)',
     ),
+  OPSPILOT_KUBERNETES_ACCESS_INTERVAL: z
+    .string()
+    .regex(DURATION_PATTERN, { error: DURATION_HINT })
+    .refine((value) => parseDuration(value) !== undefined, { error: DURATION_HINT })
+    .optional()
+    .describe(
+      'How often each process asks toolsets.kubernetes again which tools its credentials may use ("30s", "5m"; default 5m; the first review runs at start)',
+    ),
   OPSPILOT_CHECKPOINTS: z
     .enum(["history", "latest"], { error: "must be history or latest" })
     .default("history")

@@ -19,6 +19,8 @@ export interface AccessTable {
   reviewedAt: number;
   /** Namespaces each tool may run in (`*` for a cluster-scoped tool that may run). */
   allowed: Record<string, string[]>;
+  /** How many questions got no answer (an error or no reply within the time limit, not a no). */
+  unanswered: number;
 }
 
 const keyOf = (permission: Permission, namespace: string | undefined) =>
@@ -26,8 +28,9 @@ const keyOf = (permission: Permission, namespace: string | undefined) =>
 
 /**
  * Asks the API with SelfSubjectAccessReviews which of the tools' permissions the credentials
- * hold in each allowed namespace (each distinct question once, in parallel). A review that
- * fails counts as not allowed: a tool is offered only on a clear yes.
+ * hold in each allowed namespace (each distinct question once, in parallel, each within the
+ * client's `timeoutMs`). A question that fails counts as not allowed: a tool is offered only on
+ * a clear yes; `unanswered` counts them, so a caller can keep an earlier table instead.
  */
 export async function reviewAccess(client: KubeClient, needs: ToolNeeds): Promise<AccessTable> {
   const questions = new Map<string, { permission: Permission; namespace: string | undefined }>();
@@ -38,9 +41,12 @@ export async function reviewAccess(client: KubeClient, needs: ToolNeeds): Promis
     }
   }
   const answers = new Map<string, boolean>();
+  let unanswered = 0;
   await Promise.all(
     [...questions].map(async ([key, { permission, namespace }]) => {
-      answers.set(key, await ask(client, permission, namespace).catch(() => false));
+      const answer = await within(ask(client, permission, namespace), client.timeoutMs).catch(() => undefined);
+      if (answer === undefined) unanswered += 1;
+      answers.set(key, answer === true);
     }),
   );
   const allowed: Record<string, string[]> = {};
@@ -53,7 +59,16 @@ export async function reviewAccess(client: KubeClient, needs: ToolNeeds): Promis
       ),
     );
   }
-  return { reviewedAt: Date.now(), allowed };
+  return { reviewedAt: Date.now(), allowed, unanswered };
+}
+
+/** The answer, or a rejection once `ms` passed (the request is left to end on its own). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 async function ask(client: KubeClient, permission: Permission, namespace: string | undefined): Promise<boolean> {

@@ -19,7 +19,9 @@ export interface KubernetesToolSource extends ToolSource {
   allTools(): readonly ToolDefinition[];
   /**
    * Asks each cluster again (SelfSubjectAccessReviews) which tools its credentials may use and
-   * tells listeners when the offered list changed; run at start, and by a scheduler later.
+   * tells listeners when the offered list changed; run at start, then by the `kubernetes-access`
+   * job. A cluster that leaves questions unanswered keeps its last answers (at the first review:
+   * only the tools it clearly allowed), and the call rejects saying which cluster.
    */
   refreshAccess(): Promise<void>;
   /** The shared context (clients and access tables), for tests and the incident briefing. */
@@ -42,6 +44,10 @@ export function createKubernetesToolSource(config: KubernetesCluster | Kubernete
   const listeners: Array<() => void> = [];
   const offered = () =>
     tools.filter((tool) => [...context.access.values()].some((table) => (table.allowed[tool.name] ?? []).length > 0));
+  const offeredNames = () =>
+    offered()
+      .map((tool) => tool.name)
+      .join(",");
   return {
     context,
     allTools: () => tools,
@@ -49,17 +55,18 @@ export function createKubernetesToolSource(config: KubernetesCluster | Kubernete
     onChange: (listener) => listeners.push(listener),
     health: () => [],
     async refreshAccess() {
-      const before = offered()
-        .map((tool) => tool.name)
-        .join(",");
+      const before = offeredNames();
       const tables = await Promise.all(context.clients.map((client) => reviewAccess(client, TOOL_NEEDS)));
-      context.clients.forEach((client, index) => context.access.set(client.name, tables[index]));
-      if (
-        offered()
-          .map((tool) => tool.name)
-          .join(",") !== before
-      )
-        for (const listener of listeners) listener();
+      const unanswered: string[] = [];
+      context.clients.forEach((client, index) => {
+        const table = tables[index];
+        // A cluster that could not answer keeps its last answers: a network blip must not hide its tools.
+        if (table.unanswered > 0) unanswered.push(`${client.name} (${table.unanswered} unanswered)`);
+        if (table.unanswered === 0 || !context.access.has(client.name)) context.access.set(client.name, table);
+      });
+      if (offeredNames() !== before) for (const listener of listeners) listener();
+      if (unanswered.length > 0)
+        throw new Error(`The Kubernetes access review got no answer from ${unanswered.join(", ")}`);
     },
     async close() {},
   };
