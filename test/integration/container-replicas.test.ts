@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { ALERT_TOKEN, firingFixture } from "../fixtures/alert-server.js";
 import {
   HANDOFF_QUESTION,
@@ -82,7 +82,7 @@ describe.skipIf(!ENABLED)(`two containers of ${IMAGE} on one PostgreSQL database
   it("answers through one container a pause made through the other", async () => {
     const threadId = await a.client.createThread();
     const paused = await a.client.run(threadId, PAUSE_QUESTION);
-    const pause = paused.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+    const pause = paused.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
     expect(pause).toMatchObject({ interruptType: "confirm_risky", calls: [{ tool: "restart_service" }] });
     const resumed = await b.client.resume(threadId, {
       decisions: [{ callId: "call_restart", action: "approve", argsHash: pause.calls[0]!.argsHash }],

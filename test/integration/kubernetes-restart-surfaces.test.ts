@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describePause } from "../../src/cli/pause/pause.js";
 import { createStyle } from "../../src/cli/output/style.js";
-import { InterruptValueSchema } from "../../src/contracts/pause.js";
+import { PauseValueSchema } from "../../src/contracts/pause.js";
 import { pauseNotice, pauseWebhookBody } from "../../src/service/notices/pause-webhook-body.js";
 import { startKubernetesStandin, type KubernetesStandin } from "../fixtures/kubernetes-standin.js";
 import { kubernetesSource } from "../fixtures/kubernetes-tools.js";
@@ -37,7 +37,7 @@ afterAll(() => standin.close());
 
 describe("a paused Kubernetes restart on every surface that shows a pause", () => {
   it("carries the dry run's restart annotation in the interrupt value the API serves", () => {
-    const [call] = InterruptValueSchema.parse(pause).calls;
+    const [call] = PauseValueSchema.parse(pause).calls;
     expect(call.preview!.changes).toEqual([
       { path: RESTART_FIELD, from: null, to: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/) },
     ]);
