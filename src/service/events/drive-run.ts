@@ -19,6 +19,7 @@ import { DEFAULT_OBSERVATION_MAX_CHARS } from "../../graph/config.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { Logger } from "../observability/logger.js";
 import type { ModelFailure } from "../../graph/model-failure.js";
+import { modelFailureLine } from "./model-failure-line.js";
 import { isTextDeltaChunk } from "../../models/text-deltas.js";
 import type { PauseEvent } from "../notices/pause-webhook-body.js";
 import type { RunHandoff } from "../runtime/handoff.js";
@@ -48,6 +49,8 @@ export interface DriveOptions {
   keepHistory: boolean;
   /** Stops the run at its next checkpoint when asked (shutdown), for another process to recover. */
   handoff?: RunHandoff;
+  /** Records a hand-over durably, for the process that takes the thread over; must not throw. */
+  onHandedOver?: () => Promise<void>;
 }
 
 /**
@@ -125,6 +128,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason | unde
     const stopped = last?.stop && last.run?.runId === runId;
     const snapshot = stopped ? undefined : await readThread(graph, threadId);
     if (snapshot?.standing.kind === "unfinished" && options.handoff?.requested) {
+      // Recorded before the thread's lease is released, so whoever then takes the thread finds it.
+      await options.onHandedOver?.();
       await options.beforeFinish();
       return undefined;
     }
@@ -237,15 +242,4 @@ async function untilCheckpointed(graph: OpsPilotGraph, threadId: string, message
     if (values.messages.some((message) => message.id === messageId) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** The warn line of a model call that failed for good: why, the HTTP status, the error class and the request id (never a key). */
-function modelFailureLine(options: { runId: string; threadId: string }, failure: ModelFailure): string {
-  const parts = [
-    `reason=${failure.reason}`,
-    `status=${failure.status ?? "none"}`,
-    `error=${failure.errorClass}`,
-    ...(failure.requestId ? [`request_id=${failure.requestId}`] : []),
-  ];
-  return `model call failed for run ${options.runId} on thread ${options.threadId}: ${parts.join(" ")}`;
 }
