@@ -11,12 +11,13 @@ import {
 import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
+import { takeoverJob } from "../service/jobs/takeover.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { Storage } from "../storage/types.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
-export type SweepName = "incidents" | "queue" | "approval-expiry";
+export type SweepName = "incidents" | "queue" | "approval-expiry" | "takeover";
 
 /** What the app's background work is built from. */
 export interface BackgroundParts {
@@ -42,7 +43,7 @@ export interface Background {
 }
 
 /**
- * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
+ * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`, `takeover`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
  * and `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
  */
@@ -60,6 +61,7 @@ export function createBackground(parts: BackgroundParts): Background {
   jobs.register(incidentJob(incidentWorker, sweepMs.incidents));
   jobs.register(queueJob(runtime, sweepMs.queue));
   jobs.register(approvalExpiryJob(runtime, sweepMs["approval-expiry"]));
+  jobs.register(takeoverJob({ runtime, handoffs: storage.handoffs, logger, everyMs: sweepMs.takeover }));
   if (parts.probes && parts.onDependencyProbes)
     jobs.register(
       dependencyProbeJob({
