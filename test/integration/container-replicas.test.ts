@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { InterruptValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause.js";
 import { ALERT_TOKEN, firingFixture } from "../fixtures/alert-server.js";
 import {
   HANDOFF_QUESTION,
@@ -11,6 +11,7 @@ import {
   startHandoffModel,
   typesOf,
   untilSlowStep,
+  untilTakenOver,
 } from "../fixtures/handoff-scenario.js";
 import { ApiClient } from "../fixtures/http.js";
 import type { OpenAITestServer } from "../fixtures/openai-server.js";
@@ -82,7 +83,7 @@ describe.skipIf(!ENABLED)(`two containers of ${IMAGE} on one PostgreSQL database
   it("answers through one container a pause made through the other", async () => {
     const threadId = await a.client.createThread();
     const paused = await a.client.run(threadId, PAUSE_QUESTION);
-    const pause = paused.find((event) => event.type === "loop_interrupt") as RunEvent & InterruptValue;
+    const pause = paused.find((event) => event.type === "loop_interrupt") as RunEvent & PauseValue;
     expect(pause).toMatchObject({ interruptType: "confirm_risky", calls: [{ tool: "restart_service" }] });
     const resumed = await b.client.resume(threadId, {
       decisions: [{ callId: "call_restart", action: "approve", argsHash: pause.calls[0]!.argsHash }],
@@ -108,17 +109,18 @@ describe.skipIf(!ENABLED)(`two containers of ${IMAGE} on one PostgreSQL database
     }
   }, 30_000);
 
-  it("hands a run caught by SIGTERM to the other container, which finishes it running nothing twice", async () => {
+  it("hands a run caught by SIGTERM to the other container, which takes it over by itself running nothing twice", async () => {
     const threadId = await a.client.createThread();
     const streamed = a.client.run(threadId, HANDOFF_QUESTION);
     await untilSlowStep(model);
     // podman's own stop and clean-up (vfs) come on top of the process's drain; SIGKILL would come at grace + 30 s.
     const stopped = await a.container.stop(GRACE_SECONDS + 30);
     expect(stopped.exitCode).toBe(0);
-    expect(typesOf(await streamed)).toEqual(["run_started", "tool_call", "tool_result", "tool_call"]);
+    const handedOver = await streamed;
+    expect(typesOf(handedOver)).toEqual(["run_started", "tool_call", "tool_result", "tool_call"]);
 
-    expect((await b.client.thread(threadId)).body).toMatchObject({ status: "idle", unfinished: true });
-    const finished = await b.client.streamed(`/api/threads/${threadId}/recover`, {});
+    // Nobody asks for a recovery: the other container's `takeover` job finds the hand-over and finishes the run.
+    const finished = await untilTakenOver(b.client, threadId, handedOver.at(-1)!.seq);
     expect(typesOf(finished)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
     expect(finished.at(-1)).toMatchObject({ stopReason: "final_answer" });
     expect(handoffRequests(model)).toHaveLength(3);
