@@ -13,6 +13,7 @@ import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
 import { KUBERNETES_ACCESS_MS, kubernetesAccessJob } from "../service/jobs/kubernetes-access.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
+import { takeoverJob } from "../service/jobs/takeover.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import { scheduleJobs } from "../service/schedules/schedules.js";
@@ -22,7 +23,7 @@ import type { ToolSource } from "../tools/source.js";
 import { accessReviewsOf } from "./sources/kubernetes-source.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
-export type SweepName = "incidents" | "queue" | "approval-expiry";
+export type SweepName = "incidents" | "queue" | "approval-expiry" | "takeover";
 
 /** What the app's background work is built from. */
 export interface BackgroundParts {
@@ -52,7 +53,7 @@ export interface Background {
 }
 
 /**
- * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
+ * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`, `takeover`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
  * `kubernetes-access` every `OPSPILOT_KUBERNETES_ACCESS_INTERVAL` with `toolsets.kubernetes`,
  * `retention` with `OPSPILOT_RETENTION_DAYS`, and one `schedule:<name>` per configured schedule.
@@ -72,6 +73,7 @@ export function createBackground(parts: BackgroundParts): Background {
   jobs.register(incidentJob(incidentWorker, sweepMs.incidents));
   jobs.register(queueJob(runtime, sweepMs.queue));
   jobs.register(approvalExpiryJob(runtime, sweepMs["approval-expiry"]));
+  jobs.register(takeoverJob({ runtime, handoffs: storage.handoffs, logger, everyMs: sweepMs.takeover }));
   if (parts.probes && parts.onDependencyProbes)
     jobs.register(
       dependencyProbeJob({

@@ -7,6 +7,7 @@ import type { JobClaimStore } from "./jobs/types.js";
 import type { IncidentStore } from "./incidents/incident-store.js";
 import type { MessageQueueStore } from "./queue/message-queue-store.js";
 import type { PauseDeadlineStore } from "./approvals/pause-deadline-store.js";
+import type { HandoffStore } from "./handoffs/handoff-store.js";
 import type { Recorder, RunLimitsStore, UsageStore } from "./records/recorder.js";
 
 export type {
@@ -19,6 +20,7 @@ export type {
 } from "./records/recorder.js";
 export type { MessageQueueStore, QueuedMessage } from "./queue/message-queue-store.js";
 export type { PauseDeadline, PauseDeadlineStore } from "./approvals/pause-deadline-store.js";
+export type { HandedOverRun, HandoffStore } from "./handoffs/handoff-store.js";
 export {
   DELIVERY_MEMORY_MS,
   type IncidentChange,
@@ -113,6 +115,8 @@ export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStor
   readonly pauseDeadlines: PauseDeadlineStore;
   /** Which process runs each background job's due time (`service/jobs`), on the same connection. */
   readonly jobClaims: JobClaimStore;
+  /** Runs handed over at shutdown that a process has yet to take over (`service/jobs/takeover.ts`). */
+  readonly handoffs: HandoffStore;
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;

@@ -11,6 +11,7 @@ import {
   startHandoffModel,
   typesOf,
   untilSlowStep,
+  untilTakenOver,
 } from "../fixtures/handoff-scenario.js";
 import { ApiClient } from "../fixtures/http.js";
 import type { OpenAITestServer } from "../fixtures/openai-server.js";
@@ -108,17 +109,18 @@ describe.skipIf(!ENABLED)(`two containers of ${IMAGE} on one PostgreSQL database
     }
   }, 30_000);
 
-  it("hands a run caught by SIGTERM to the other container, which finishes it running nothing twice", async () => {
+  it("hands a run caught by SIGTERM to the other container, which takes it over by itself running nothing twice", async () => {
     const threadId = await a.client.createThread();
     const streamed = a.client.run(threadId, HANDOFF_QUESTION);
     await untilSlowStep(model);
     // podman's own stop and clean-up (vfs) come on top of the process's drain; SIGKILL would come at grace + 30 s.
     const stopped = await a.container.stop(GRACE_SECONDS + 30);
     expect(stopped.exitCode).toBe(0);
-    expect(typesOf(await streamed)).toEqual(["run_started", "tool_call", "tool_result", "tool_call"]);
+    const handedOver = await streamed;
+    expect(typesOf(handedOver)).toEqual(["run_started", "tool_call", "tool_result", "tool_call"]);
 
-    expect((await b.client.thread(threadId)).body).toMatchObject({ status: "idle", unfinished: true });
-    const finished = await b.client.streamed(`/api/threads/${threadId}/recover`, {});
+    // Nobody asks for a recovery: the other container's `takeover` job finds the hand-over and finishes the run.
+    const finished = await untilTakenOver(b.client, threadId, handedOver.at(-1)!.seq);
     expect(typesOf(finished)).toEqual(["run_started", "tool_result", "assistant_message", "run_finished"]);
     expect(finished.at(-1)).toMatchObject({ stopReason: "final_answer" });
     expect(handoffRequests(model)).toHaveLength(3);

@@ -12,9 +12,9 @@ const directory = mkdtempSync(join(tmpdir(), "opspilot-jobs-app-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Every job a server runs with OPSPILOT_RETENTION_DAYS set, in registration order. */
-const EVERY_JOB = ["incidents", "queue", "approval-expiry", "retention"];
+const EVERY_JOB = ["incidents", "queue", "approval-expiry", "takeover", "retention"];
 /** A server also probes its dependencies on the engine, for its /metrics. */
-const SERVER_JOBS = ["incidents", "queue", "approval-expiry", "dependency-probes", "retention"];
+const SERVER_JOBS = ["incidents", "queue", "approval-expiry", "takeover", "dependency-probes", "retention"];
 
 const PROMTOOL = "/usr/bin/promtool";
 

@@ -48,6 +48,8 @@ export interface DriveOptions {
   keepHistory: boolean;
   /** Stops the run at its next checkpoint when asked (shutdown), for another process to recover. */
   handoff?: RunHandoff;
+  /** Records a hand-over durably, for the process that takes the thread over; must not throw. */
+  onHandedOver?: () => Promise<void>;
 }
 
 /**
@@ -125,6 +127,8 @@ export async function driveRun(options: DriveOptions): Promise<StopReason | unde
     const stopped = last?.stop && last.run?.runId === runId;
     const snapshot = stopped ? undefined : await readThread(graph, threadId);
     if (snapshot?.standing.kind === "unfinished" && options.handoff?.requested) {
+      // Recorded before the thread's lease is released, so whoever then takes the thread finds it.
+      await options.onHandedOver?.();
       await options.beforeFinish();
       return undefined;
     }

@@ -8,7 +8,7 @@ type NodeName = keyof OpsPilotGraph["nodes"] & string;
  * streamed with `interruptBefore` set to this list, empty until a hand-over is asked, then
  * naming every node. LangGraph checks the list before each step, after the previous step's
  * checkpoint is saved, so the step in progress ends as usual and the next one is left for the
- * process that recovers the thread (`POST .../recover`).
+ * process that recovers the thread (its `takeover` job, or `POST .../recover`).
  */
 export class RunHandoff {
   /** The run's `interruptBefore`: filled by `request`, emptied by `withdraw`. */

@@ -152,6 +152,7 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
       },
       keepHistory: deps.keepHistory ?? true,
       handoff,
+      onHandedOver: () => recordHandoff(threadId, options.user),
     });
     const settled = run
       .catch((error: unknown) => logger.error("run driver failed", error))
@@ -164,6 +165,13 @@ export function createRunLauncher(deps: LauncherDeps): RunLauncher {
       });
     active.set(threadId, settled);
     return channel;
+  }
+
+  /** Keeps a run handed over, with who it ran as, so that a process takes its thread over (the `takeover` job). */
+  async function recordHandoff(threadId: string, user: RunUser): Promise<void> {
+    await storage.handoffs
+      .recordHandoff({ threadId, user, handedAt: Date.now() })
+      .catch((error: unknown) => logger.error(`could not record the hand-over of thread ${threadId}`, error));
   }
 
   /** Keeps when a recorded pause expires, with who ran into it, so any serving process can expire it. */

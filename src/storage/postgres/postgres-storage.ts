@@ -23,6 +23,8 @@ import type {
   ToolCallRecord,
 } from "../types.js";
 import { postgresPauseDeadlines } from "../approvals/postgres-pause-deadlines.js";
+import { postgresHandoffs } from "../handoffs/postgres-handoffs.js";
+import type { HandoffStore } from "../handoffs/handoff-store.js";
 import { postgresIncidents } from "../incidents/postgres-incidents.js";
 import { postgresMessageQueue } from "../queue/postgres-message-queue.js";
 import { utcDay } from "../records/usage-day.js";
@@ -219,6 +221,9 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   /** Which process runs each background job's due time, shared by every process on the database. */
   readonly jobClaims: JobClaimStore = postgresJobClaims(this.pool);
+
+  /** Runs handed over at shutdown, shared by every process on the database. */
+  readonly handoffs: HandoffStore = postgresHandoffs(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

@@ -1,4 +1,6 @@
 import { sqliteJobClaims } from "../jobs/sqlite-job-claims.js";
+import { sqliteHandoffs } from "../handoffs/sqlite-handoffs.js";
+import type { HandoffStore } from "../handoffs/handoff-store.js";
 import type { JobClaimStore } from "../jobs/types.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "../records/summary.js";
 import {
@@ -179,6 +181,9 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** Which process runs each background job's due time, in the same file. */
   readonly jobClaims: JobClaimStore = sqliteJobClaims(this.statements);
+
+  /** Runs handed over at shutdown, in the same file. */
+  readonly handoffs: HandoffStore = sqliteHandoffs(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.
