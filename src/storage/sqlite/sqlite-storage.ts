@@ -1,5 +1,7 @@
 import { sqliteJobClaims } from "../jobs/sqlite-job-claims.js";
 import type { JobClaimStore } from "../jobs/types.js";
+import { sqliteSlackThreads } from "../slack/sqlite-slack-threads.js";
+import type { SlackThreadStore } from "../slack/types.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "../records/summary.js";
 import {
   readRecordsPage,
@@ -178,6 +180,9 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** Which process runs each background job's due time, in the same file. */
   readonly jobClaims: JobClaimStore = sqliteJobClaims(this.statements);
+
+  /** Each incident's Slack message, shared by every process on the database. */
+  readonly slackThreads: SlackThreadStore = sqliteSlackThreads(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.
