@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ElasticsearchToolsetSchema, LokiToolsetSchema } from "./log-toolsets-schema.js";
 import { ToolsetEndpointSchema } from "./toolset-endpoint-schema.js";
+import { GithubToolsetSchema } from "./ticket-toolset-schema.js";
 
 export { ToolsetEndpointSchema };
 
@@ -49,6 +50,9 @@ export const ToolsetsSchema = z
       "Alertmanager's API v2: alertmanager_silences, alertmanager_create_silence, alertmanager_expire_silence",
     ),
     loki: LokiToolsetSchema.optional(),
+    github: GithubToolsetSchema.optional().describe(
+      "GitHub Issues: github_create_issue files a follow-up issue (the token in headers, e.g. Bearer ${GITHUB_TOKEN}), only with a person's approval",
+    ),
     elasticsearch: ElasticsearchToolsetSchema.optional(),
     kubernetes: z
       .union([
