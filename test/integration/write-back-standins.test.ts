@@ -1,6 +1,6 @@
 import { Octokit } from "@octokit/rest";
 import { api as pagerduty } from "@pagerduty/pdjs";
-import { WebClient, ErrorCode, LogLevel, type WebAPIPlatformError } from "@slack/web-api";
+import { WebClient, WebClientEvent, ErrorCode, LogLevel, type WebAPIPlatformError } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GITHUB_TOKEN, startGithubApi } from "../fixtures/github-api-standin.js";
 import { PAGERDUTY_API_TOKEN, PAGERDUTY_FROM, startPagerdutyApi } from "../fixtures/pagerduty-api-standin.js";
@@ -61,7 +61,7 @@ describe("the write-back stand-ins, driven by the official clients", { timeout: 
   it("rate limits with a Retry-After that @slack/web-api waits before it posts again", async () => {
     const client = new WebClient(SLACK_BOT_TOKEN, { slackApiUrl: `${slack.apiUrl}/`, logLevel: LogLevel.ERROR });
     const limited: number[] = [];
-    client.on("rate_limited", (seconds: number) => limited.push(seconds));
+    client.on(WebClientEvent.RATE_LIMITED, (seconds: number) => limited.push(seconds));
     slack.rateLimit(1, 1);
     const started = Date.now();
     const posted = await client.chat.postMessage({ channel: "C0INCIDENT1", text: "after the limit" });
