@@ -171,4 +171,17 @@ describe("an incident's Slack thread through the bot token", { timeout: 30_000 }
     expect(slackApi.messages.filter((message) => message.thread_ts === undefined)).toHaveLength(1);
     expect(logged).toEqual([]);
   });
+
+  it("waits out Slack's 429 Retry-After and then posts the update in the thread", async () => {
+    slackApi.rateLimit(1, 1);
+    const started = Date.now();
+    app.writeBack.postmortem(incidentId, "https://ops.example.com/postmortem-v2");
+    await app.writeBack.idle();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(slackApi.messages.at(-1)).toMatchObject({
+      thread_ts: slackApi.messages[0]!.ts,
+      text: `📝 Postmortem draft of AlwaysFiring (${incidentId}): https://ops.example.com/postmortem-v2`,
+    });
+    expect(logged).toEqual([]);
+  });
 });
