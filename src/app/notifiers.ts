@@ -1,4 +1,5 @@
 import type { Env } from "../config/env.js";
+import { DEFAULT_PAGERDUTY_API_URL, DEFAULT_SLACK_API_URL } from "../config/env/write-back-vars.js";
 import { createExpiryWebhook, type ExpiryWebhook } from "../service/approvals/expiry-notice.js";
 import { createIncidentReports, type IncidentAnswer, type IncidentReports } from "../service/incidents/reports.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/notices/pause-webhook.js";
@@ -69,12 +70,18 @@ export function writeBackOf(env: Env, parts: { storage: Storage; logger: Logger;
     throw new ConfigError(
       "OPSPILOT_PAGERDUTY_API_TOKEN is set without OPSPILOT_PAGERDUTY_FROM: name the e-mail of the PagerDuty user the notes are written as.",
     );
-  const slackClient = slackToken && createSlackBotClient({ token: slackToken, apiUrl: env.OPSPILOT_SLACK_API_URL });
+  const slackClient =
+    slackToken &&
+    createSlackBotClient({ token: slackToken, apiUrl: env.OPSPILOT_SLACK_API_URL ?? DEFAULT_SLACK_API_URL });
   const isWrite = (tool: string) => parts.registry.get(tool)?.readOnly === false;
   const pagerdutyClient =
     pagerdutyToken &&
     from &&
-    createPagerdutyNotesClient({ token: pagerdutyToken, from, apiUrl: env.OPSPILOT_PAGERDUTY_API_URL });
+    createPagerdutyNotesClient({
+      token: pagerdutyToken,
+      from,
+      apiUrl: env.OPSPILOT_PAGERDUTY_API_URL ?? DEFAULT_PAGERDUTY_API_URL,
+    });
   return combinedWriteBack({
     slack:
       slackClient && channel

@@ -1,5 +1,10 @@
 import { z } from "zod";
 
+/** Slack's Web API when `OPSPILOT_SLACK_API_URL` is unset. */
+export const DEFAULT_SLACK_API_URL = "https://slack.com/api";
+/** PagerDuty's REST API when `OPSPILOT_PAGERDUTY_API_URL` is unset. */
+export const DEFAULT_PAGERDUTY_API_URL = "https://api.pagerduty.com";
+
 /** Slack's and PagerDuty's APIs, where incidents are written back (docs/incidents.md, "Write-back"). */
 export const WRITE_BACK_VARS = {
   OPSPILOT_SLACK_BOT_TOKEN: z
@@ -16,8 +21,10 @@ export const WRITE_BACK_VARS = {
     .describe("The Slack channel (id or #name) the bot posts incident messages to"),
   OPSPILOT_SLACK_API_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://slack.com/api" })
-    .default("https://slack.com/api")
-    .describe("Base URL of Slack's Web API (a stand-in or a proxy for tests and air-gapped sites)"),
+    .optional()
+    .describe(
+      `Base URL of Slack's Web API (default ${DEFAULT_SLACK_API_URL}; a proxy or a stand-in for air-gapped sites and tests)`,
+    ),
   OPSPILOT_PAGERDUTY_API_TOKEN: z
     .string()
     .regex(/^\S{8,}$/, { error: "must be at least 8 characters without spaces" })
@@ -31,6 +38,6 @@ export const WRITE_BACK_VARS = {
     .describe("E-mail of the PagerDuty user the notes are written as (the From header)"),
   OPSPILOT_PAGERDUTY_API_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.pagerduty.com" })
-    .default("https://api.pagerduty.com")
-    .describe("Base URL of PagerDuty's REST API v2"),
+    .optional()
+    .describe(`Base URL of PagerDuty's REST API v2 (default ${DEFAULT_PAGERDUTY_API_URL})`),
 };

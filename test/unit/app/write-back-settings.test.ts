@@ -7,14 +7,6 @@ import type { ToolRegistry } from "../../../src/tools/registry.js";
 const parts = { storage: {} as Storage, logger: { error: () => undefined }, registry: {} as ToolRegistry };
 
 describe("write-back settings", () => {
-  it("defaults Slack's and PagerDuty's API addresses", () => {
-    const env = loadEnv({});
-    expect([env.OPSPILOT_SLACK_API_URL, env.OPSPILOT_PAGERDUTY_API_URL]).toEqual([
-      "https://slack.com/api",
-      "https://api.pagerduty.com",
-    ]);
-  });
-
   it("stops start-up when the bot token names no channel", () => {
     const env = loadEnv({ OPSPILOT_SLACK_BOT_TOKEN: "xoxb-1234-abcdefgh" });
     expect(() => writeBackOf(env, parts)).toThrow(
