@@ -50,9 +50,6 @@ export const ToolsetsSchema = z
       "Alertmanager's API v2: alertmanager_silences, alertmanager_create_silence, alertmanager_expire_silence",
     ),
     loki: LokiToolsetSchema.optional(),
-    github: GithubToolsetSchema.optional().describe(
-      "GitHub Issues: github_create_issue files a follow-up issue (the token in headers, e.g. Bearer ${GITHUB_TOKEN}), only with a person's approval",
-    ),
     elasticsearch: ElasticsearchToolsetSchema.optional(),
     kubernetes: z
       .union([
@@ -68,6 +65,9 @@ export const ToolsetsSchema = z
       .describe(
         "Kubernetes clusters: kubernetes_workloads, kubernetes_events, kubernetes_pod_logs, kubernetes_rollout_history, kubernetes_nodes, kubernetes_hpa and the approved writes kubernetes_rollout_restart, kubernetes_scale, kubernetes_rollout_undo, kubernetes_delete_pod",
       ),
+    github: GithubToolsetSchema.optional().describe(
+      "GitHub Issues: github_create_issue files a follow-up issue (the token in headers, e.g. Bearer ${GITHUB_TOKEN}), only with a person's approval",
+    ),
   })
   .strict();
 
