@@ -24,7 +24,7 @@ import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
 import { builtInTools, openRunbooks, startRunbooks } from "./sources/runbooks.js";
 import { healthReport, type HealthReport } from "./health.js";
-import { buildToolRegistry, connectToolSources, startToolSources } from "./sources/tool-catalog.js";
+import { buildToolRegistry, closeSources, connectToolSources, startToolSources } from "./sources/tool-catalog.js";
 import { watchToolKeys } from "./config-check.js";
 import { dailyQuotas, serverRunLimits } from "./run-limits.js";
 import { wireLoop } from "./wire-loop.js";
@@ -33,7 +33,7 @@ import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
-import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf } from "./notifiers.js";
+import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf, writeBackOf } from "./notifiers.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -95,6 +95,8 @@ export interface App {
   jobs: JobEngine;
   /** Delivers incidents' messages to their threads (alert intake queues to it). */
   incidentWorker: IncidentWorker;
+  /** Slack threads and PagerDuty notes of incidents (alert intake tells it what each delivery did). */
+  writeBack: ReturnType<typeof writeBackOf>;
   /** Runs the background jobs from this process (a serving process does; idempotent). */
   start(): void;
   /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
@@ -125,6 +127,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const limits = serverRunLimits(env, config);
   const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
   const expiryWebhook = expiryWebhookOf(env, logger);
+  const writeBack = writeBackOf(env, { storage: backend.storage, logger, registry });
   const incidentReports = incidentReportsOf(env, {
     storage: backend.storage,
     logger,
@@ -147,6 +150,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     onEvent: (event) => {
       options.onEvent?.(event);
       incidentReports.observe(event);
+      writeBack.observe(event);
       tracing?.observe(event);
     },
     onPause: pauseWebhook?.notify,
@@ -183,6 +187,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     health: () => healthReport(sources),
     jobs,
     incidentWorker,
+    writeBack,
     start: () => jobs.start(),
     async close() {
       // No job starts work once closing has begun; what runs drains first, then the runtime lets its runs end.
@@ -190,16 +195,13 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
       await incidentWorker.close();
       await runtime.close();
       // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
-      await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), tracing?.shutdown()]);
+      await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), writeBack.close()]);
+      await tracing?.shutdown();
       await closeSources(sources);
       await runbooks?.close();
       await backend.close();
     },
   };
-}
-
-async function closeSources(sources: readonly ToolSource[]): Promise<void> {
-  await Promise.allSettled(sources.map((source) => source.close()));
 }
 
 /**

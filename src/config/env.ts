@@ -8,6 +8,7 @@ import { MODEL_VARS } from "./env/model-vars.js";
 import { NOTICE_VARS } from "./env/notice-vars.js";
 import { QUOTA_VARS, RUN_LIMIT_VARS } from "./env/run-vars.js";
 import { SERVER_VARS, UPKEEP_VARS } from "./env/server-vars.js";
+import { WRITE_BACK_VARS } from "./env/write-back-vars.js";
 
 /**
  * Every environment variable opspilot reads, with its default. Add a key here (and to
@@ -21,6 +22,7 @@ export const EnvSchema = z.object({
   ...RUN_LIMIT_VARS,
   ...NOTICE_VARS,
   ...QUOTA_VARS,
+  ...WRITE_BACK_VARS,
 });
 
 /** The validated settings, keyed by environment variable name. */

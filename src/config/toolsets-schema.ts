@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ElasticsearchToolsetSchema, LokiToolsetSchema } from "./log-toolsets-schema.js";
 import { ToolsetEndpointSchema } from "./toolset-endpoint-schema.js";
+import { GithubToolsetSchema } from "./ticket-toolset-schema.js";
 
 export { ToolsetEndpointSchema };
 
@@ -64,6 +65,9 @@ export const ToolsetsSchema = z
       .describe(
         "Kubernetes clusters: kubernetes_workloads, kubernetes_events, kubernetes_pod_logs, kubernetes_rollout_history, kubernetes_nodes, kubernetes_hpa and the approved writes kubernetes_rollout_restart, kubernetes_scale, kubernetes_rollout_undo, kubernetes_delete_pod",
       ),
+    github: GithubToolsetSchema.optional().describe(
+      "GitHub Issues: github_create_issue files a follow-up issue (the token in headers, e.g. Bearer ${GITHUB_TOKEN}), only with a person's approval",
+    ),
   })
   .strict();
 

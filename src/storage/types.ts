@@ -4,6 +4,7 @@ import type { RecordsSummary } from "../contracts/records.js";
 import type { RecordsPage, RecordsQuery } from "./records/records-page.js";
 import type { Pruner } from "./retention/prune.js";
 import type { JobClaimStore } from "./jobs/types.js";
+import type { SlackThreadStore } from "./slack/types.js";
 import type { IncidentStore } from "./incidents/incident-store.js";
 import type { MessageQueueStore } from "./queue/message-queue-store.js";
 import type { PauseDeadlineStore } from "./approvals/pause-deadline-store.js";
@@ -117,6 +118,8 @@ export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStor
   readonly jobClaims: JobClaimStore;
   /** Runs handed over at shutdown that a process has yet to take over (`service/jobs/takeover.ts`). */
   readonly handoffs: HandoffStore;
+  /** Each incident's Slack message, so updates become replies in its thread (`service/slack/bot-*`), on the same connection. */
+  readonly slackThreads: SlackThreadStore;
   /** Tool calls and runs of a thread (records, for `opspilot records` and tests). */
   threadRecords(threadId: string): Promise<{
     runs: Array<Record<string, unknown>>;

@@ -64,6 +64,8 @@ export function createIncidents(options: {
   user: RunUser;
   /** Sections put after the alert in a new incident's first message (its runbooks, past incidents like it). */
   briefing?: IncidentBriefing;
+  /** Told what each delivery did (write-back: the Slack thread's parent, the resolution); must return at once. */
+  onDelivery?: (incidentId: string, outcome: DeliveryOutcome) => void;
 }) {
   const { storage, worker, user } = options;
 
@@ -77,6 +79,7 @@ export function createIncidents(options: {
   async function deliver(delivery: AlertDelivery): Promise<{ incidentId: string; outcome: DeliveryOutcome }> {
     const applied = await apply(delivery);
     if (applied.outcome !== "unchanged") void worker.kick();
+    options.onDelivery?.(applied.incidentId, applied.outcome);
     return applied;
   }
 

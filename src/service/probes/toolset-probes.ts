@@ -59,6 +59,8 @@ const STEPS: Record<ProbedToolset, { label: string; steps: Step[] }> = {
   },
   loki: { label: "Loki", steps: [answers("labels read", "/loki/api/v1/labels")] },
   elasticsearch: { label: "Elasticsearch", steps: [answers("cluster answers", "/")] },
+  // With a bad token GitHub answers 401 here too, so the probe also checks the headers.
+  github: { label: "GitHub", steps: [answers("token accepted", "/rate_limit")] },
 };
 
 /**

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
 import { HANDOFFS_TABLE } from "../handoffs/handoff-store.js";
+import { SLACK_THREADS_TABLE } from "../slack/schema.js";
 
 /**
  * Tables opspilot keeps in the same PostgreSQL database as LangGraph's checkpoints: the
@@ -85,6 +86,7 @@ CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
 CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
 ${JOB_CLAIMS_TABLE}
 ${HANDOFFS_TABLE}
+${SLACK_THREADS_TABLE}
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

@@ -1,5 +1,7 @@
 import { postgresJobClaims } from "../jobs/postgres-job-claims.js";
 import type { JobClaimStore } from "../jobs/types.js";
+import { postgresSlackThreads } from "../slack/postgres-slack-threads.js";
+import type { SlackThreadStore } from "../slack/types.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "../records/summary.js";
 import {
   DECISION_COLUMNS,
@@ -224,6 +226,8 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   /** Runs handed over at shutdown, shared by every process on the database. */
   readonly handoffs: HandoffStore = postgresHandoffs(this.pool);
+  /** Each incident's Slack message, shared by every process on the database. */
+  readonly slackThreads: SlackThreadStore = postgresSlackThreads(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

@@ -2,6 +2,8 @@ import { sqliteJobClaims } from "../jobs/sqlite-job-claims.js";
 import { sqliteHandoffs } from "../handoffs/sqlite-handoffs.js";
 import type { HandoffStore } from "../handoffs/handoff-store.js";
 import type { JobClaimStore } from "../jobs/types.js";
+import { sqliteSlackThreads } from "../slack/sqlite-slack-threads.js";
+import type { SlackThreadStore } from "../slack/types.js";
 import { SUMMARY_SQL, summarize, type SummaryWindow } from "../records/summary.js";
 import {
   readRecordsPage,
@@ -184,6 +186,8 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** Runs handed over at shutdown, in the same file. */
   readonly handoffs: HandoffStore = sqliteHandoffs(this.statements);
+  /** Each incident's Slack message, shared by every process on the database. */
+  readonly slackThreads: SlackThreadStore = sqliteSlackThreads(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.

@@ -3,6 +3,7 @@ import type { ToolDefinition } from "../types.js";
 import { createAlertmanagerSilencesTool } from "./alertmanager-silences.js";
 import { createAlertmanagerCreateSilenceTool, createAlertmanagerExpireSilenceTool } from "./alertmanager-writes.js";
 import { createElasticsearchTools } from "./elasticsearch/index.js";
+import { createGithubIssueTool } from "./github/create-issue.js";
 import { createToolsetClient } from "./http-client.js";
 import { createLokiTools } from "./loki/index.js";
 import { createPrometheusAlertsTool, createPrometheusMetricNamesTool } from "./prometheus-catalog.js";
@@ -34,5 +35,7 @@ export function createToolsetTools(toolsets: Toolsets): ToolDefinition[] {
   }
   if (toolsets.loki) tools.push(...createLokiTools(toolsets.loki));
   if (toolsets.elasticsearch) tools.push(...createElasticsearchTools(toolsets.elasticsearch));
+  if (toolsets.github)
+    tools.push(createGithubIssueTool(createToolsetClient("GitHub", toolsets.github), toolsets.github));
   return tools;
 }

@@ -34,7 +34,7 @@ describe("the toolsets config", () => {
       "opspilot.config.json: toolsets.alertmanager.url: must be an http(s) URL",
     );
     expect(problem({ toolsets: { prometeus: { url: "http://prometheus:9090" } } })).toBe(
-      "opspilot.config.json: toolsets.prometeus: unknown key (expected one of: prometheus, alertmanager, loki, elasticsearch, kubernetes)",
+      "opspilot.config.json: toolsets.prometeus: unknown key (expected one of: prometheus, alertmanager, loki, elasticsearch, kubernetes, github)",
     );
     expect(problem({ toolsets: { prometheus: { url: "http://p:9090", timeoutMs: 5 } } })).toBe(
       "opspilot.config.json: toolsets.prometheus.timeoutMs: must be at least 100",
