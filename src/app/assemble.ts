@@ -24,7 +24,7 @@ import type { ToolSource } from "../tools/source.js";
 import type { ToolDefinition } from "../tools/types.js";
 import { builtInTools, openRunbooks, startRunbooks } from "./sources/runbooks.js";
 import { healthReport, type HealthReport } from "./health.js";
-import { buildToolRegistry, connectToolSources, startToolSources } from "./sources/tool-catalog.js";
+import { buildToolRegistry, closeSources, connectToolSources, startToolSources } from "./sources/tool-catalog.js";
 import { watchToolKeys } from "./config-check.js";
 import { dailyQuotas, serverRunLimits } from "./run-limits.js";
 import { wireLoop } from "./wire-loop.js";
@@ -34,6 +34,7 @@ import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
 import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf } from "./notifiers.js";
+import { postmortemsOf, postmortemTools, type Postmortems } from "./postmortems.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -95,6 +96,8 @@ export interface App {
   jobs: JobEngine;
   /** Delivers incidents' messages to their threads (alert intake queues to it). */
   incidentWorker: IncidentWorker;
+  /** Incidents' timelines and postmortem drafts. */
+  postmortems: Postmortems;
   /** Runs the background jobs from this process (a serving process does; idempotent). */
   start(): void;
   /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
@@ -113,9 +116,11 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const ops = new OpsStore(backend.opsDb, { ledger: backend.opsLedger });
   const sources = options.toolSources ?? startToolSources(config, logger);
   const runbooks = options.runbooks ?? startRunbooks(config, logger);
+  const postmortems = postmortemsOf({ env, model, storage: backend.storage, logger });
   const builtIn = [
     ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
     ...createThreadTools(backend.storage),
+    ...postmortemTools(env, postmortems),
   ];
   // OPSPILOT_APPROVAL_EXPIRES_AFTER is every tool's approvals.expiresAfter unless the config file says otherwise.
   const tools = withApprovalDefault(config.tools, env.OPSPILOT_APPROVAL_EXPIRES_AFTER);
@@ -182,11 +187,12 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     health: () => healthReport(sources),
     jobs,
     incidentWorker,
+    postmortems,
     start: () => jobs.start(),
     async close() {
       // No job starts work once closing has begun; what runs drains first, then the runtime lets its runs end.
       await jobs.stop();
-      await incidentWorker.close();
+      await Promise.all([incidentWorker.close(), postmortems.idle()]);
       await runtime.close();
       // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
       await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), tracing?.shutdown()]);
@@ -195,10 +201,6 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
       await backend.close();
     },
   };
-}
-
-async function closeSources(sources: readonly ToolSource[]): Promise<void> {
-  await Promise.allSettled(sources.map((source) => source.close()));
 }
 
 /**

@@ -114,3 +114,8 @@ function deferredSource(servers: ConfigFile["mcpServers"], logger: Logger): Tool
     },
   };
 }
+
+/** Closes every tool source, whatever each one's close does. */
+export async function closeSources(sources: readonly ToolSource[]): Promise<void> {
+  await Promise.allSettled(sources.map((source) => source.close()));
+}

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
+import { POSTGRES_INCIDENT_LOG_TABLES } from "../timeline/schema.js";
 
 /**
  * Tables opspilot keeps in the same PostgreSQL database as LangGraph's checkpoints: the
@@ -81,6 +82,7 @@ CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
   role TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
 ${JOB_CLAIMS_TABLE}
+${POSTGRES_INCIDENT_LOG_TABLES}
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

@@ -24,6 +24,8 @@ import type {
 } from "../types.js";
 import { postgresPauseDeadlines } from "../approvals/postgres-pause-deadlines.js";
 import { postgresIncidents } from "../incidents/postgres-incidents.js";
+import { postgresIncidentLog } from "../timeline/postgres-incident-log.js";
+import type { IncidentLogStore } from "../timeline/incident-log-store.js";
 import { postgresMessageQueue } from "../queue/postgres-message-queue.js";
 import { utcDay } from "../records/usage-day.js";
 import { decisionValues } from "../approvals/decision-row.js";
@@ -218,6 +220,9 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
 
   /** Which process runs each background job's due time, shared by every process on the database. */
   readonly jobClaims: JobClaimStore = postgresJobClaims(this.pool);
+
+  /** Incidents' alert deliveries and notices, their threads' timed events and postmortem drafts. */
+  readonly incidentLog: IncidentLogStore = postgresIncidentLog(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

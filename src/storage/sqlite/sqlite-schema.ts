@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
+import { SQLITE_INCIDENT_LOG_TABLES } from "../timeline/schema.js";
 
 /** Incidents: an alert group has one per episode (firing until resolved), so (source, group_key) repeats. */
 const INCIDENTS_TABLE = `CREATE TABLE IF NOT EXISTS opspilot_incidents (
@@ -73,6 +74,7 @@ CREATE TABLE IF NOT EXISTS opspilot_pause_deadlines (
   role TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadlines (expires_at);
 ${JOB_CLAIMS_TABLE}
+${SQLITE_INCIDENT_LOG_TABLES}
 `;
 
 /** Columns added after their table first shipped, in the order they were added (new tables declare them last). */

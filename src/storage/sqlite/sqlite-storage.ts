@@ -23,6 +23,8 @@ import type {
 } from "../types.js";
 import { sqlitePauseDeadlines } from "../approvals/sqlite-pause-deadlines.js";
 import { sqliteIncidents } from "../incidents/sqlite-incidents.js";
+import { sqliteIncidentLog } from "../timeline/sqlite-incident-log.js";
+import type { IncidentLogStore } from "../timeline/incident-log-store.js";
 import { sqliteMessageQueue } from "../queue/sqlite-message-queue.js";
 import { utcDay } from "../records/usage-day.js";
 import { decisionValues } from "../approvals/decision-row.js";
@@ -178,6 +180,9 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
 
   /** Which process runs each background job's due time, in the same file. */
   readonly jobClaims: JobClaimStore = sqliteJobClaims(this.statements);
+
+  /** Incidents' alert deliveries and notices, their threads' timed events and postmortem drafts. */
+  readonly incidentLog: IncidentLogStore = sqliteIncidentLog(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.
