@@ -32,6 +32,9 @@ export interface UnobservedFact {
 /** Numbers written on their own (`9`, `12.5`, the `19` and `36` of `19:36`); digits inside a name are the name's. */
 const NUMBER = /(?<![\w.-])\d+(?:\.\d+)?(?![\w]|\.\d)/gu;
 
+/** Numbers a known text holds: any run of digits, inside a time (`T19:36`) or a name too; never part of a longer number. */
+const KNOWN_NUMBER = /(?<![\d.])\d+(?:\.\d+)?(?![\d]|\.\d)/gu;
+
 /** A number as compared: `09` and `9`, `2.50` and `2.5` are one number. */
 function numberKey(text: string): string {
   return String(Number(text));
@@ -54,7 +57,7 @@ export function unobservedFacts(
     for (const fact of facts) if (!allowed.has(fact) && !known.includes(fact)) found.push({ kind, fact });
   }
   if (options.numbers) {
-    const knownNumbers = new Set((known.match(NUMBER) ?? []).map(numberKey));
+    const knownNumbers = new Set((known.match(KNOWN_NUMBER) ?? []).map(numberKey));
     const numbers = new Set(text.match(NUMBER) ?? []);
     for (const fact of numbers)
       if (!allowed.has(fact) && !knownNumbers.has(numberKey(fact))) found.push({ kind: "number", fact });
