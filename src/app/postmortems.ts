@@ -2,6 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { z } from "zod";
 import type { Env } from "../config/env.js";
 import { DemoChatModel } from "../demo/index.js";
+import { parseModelSpec } from "../models/provider.js";
 import { incidentIdOfThread } from "../service/incidents/incidents.js";
 import type { Logger } from "../service/observability/logger.js";
 import { createPostmortems, type Postmortems } from "../service/postmortem/postmortems.js";
@@ -12,19 +13,33 @@ import { publicUrlOf } from "./notifiers.js";
 
 export type { Postmortems } from "../service/postmortem/postmortems.js";
 
-/** Incidents' timelines and postmortem drafts: a model other than the demo writes the narrative. */
+/**
+ * Incidents' timelines and postmortem drafts. The model writes the narrative when `OPSPILOT_MODEL`
+ * names a provider's model; with the demo model (the default) the drafts are assembled from the
+ * records only, also when code passes a model of its own (tests' scripted models).
+ */
 export function postmortemsOf(parts: {
   env: Env;
   model: BaseChatModel;
   storage: Storage;
   logger: Logger;
 }): Postmortems {
+  const narrated = configuredProvider(parts.env) !== "demo" && !(parts.model instanceof DemoChatModel);
   return createPostmortems({
     storage: parts.storage,
-    ...(parts.model instanceof DemoChatModel ? {} : { narrator: parts.model }),
+    ...(narrated ? { narrator: parts.model } : {}),
     publicUrl: publicUrlOf(parts.env),
     logger: parts.logger,
   });
+}
+
+/** The provider `OPSPILOT_MODEL` names; a setting that does not parse names none (start-up reports it where it loads the model). */
+function configuredProvider(env: Env): string {
+  try {
+    return parseModelSpec(env).provider;
+  } catch {
+    return "demo";
+  }
 }
 
 /**
