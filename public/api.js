@@ -67,6 +67,18 @@ export async function listIncidents() {
   return (await (await request("/api/incidents")).json()).incidents;
 }
 
+const incidentPath = (incidentId) => `/api/incidents/${encodeURIComponent(incidentId)}`;
+
+/** An incident's timeline: what happened, oldest first, times in UTC (operators and admins). */
+export async function getTimeline(incidentId) {
+  return (await request(`${incidentPath(incidentId)}/timeline`)).json();
+}
+
+/** An incident's postmortem draft, as Markdown text. */
+export async function getPostmortem(incidentId) {
+  return (await request(`${incidentPath(incidentId)}/postmortem`)).text();
+}
+
 /** The full (masked) result of one call; undefined when none was kept (failed calls keep none). */
 export async function getResult(threadId, callId) {
   try {

@@ -5,6 +5,7 @@ import { threadIdFromAddress } from "./address.js";
 import * as api from "./api.js";
 import { apiErrorText, applyStaticLabels, t, toggleLanguage } from "./i18n.js";
 import { IncidentList } from "./incidents.js";
+import { IncidentRecord } from "./incident-record.js";
 import { Multitask } from "./multitask.js";
 import { answerNote } from "./pause-notes.js";
 import { QueuedMessages } from "./queued.js";
@@ -47,6 +48,14 @@ const incidentList = new IncidentList({
   error: byId("incidents-error"),
   current: () => page.threadId,
 });
+const incidentRecord = new IncidentRecord({
+  root: byId("incident-record"),
+  timeline: byId("timeline-list"),
+  postmortem: byId("postmortem-text"),
+  download: byId("postmortem-download"),
+  error: byId("incident-record-error"),
+  log: ui.log,
+});
 const page = new ThreadPage({
   threadId: threadIdFromAddress(),
   transcript,
@@ -80,6 +89,7 @@ const paused = () => page.conversation.waiting !== undefined;
 function refreshLists() {
   void threadList.refresh();
   void incidentList.refresh();
+  void incidentRecord.show(page.threadId);
 }
 
 function setRunning(running) {

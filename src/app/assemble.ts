@@ -34,6 +34,7 @@ import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
 import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf, writeBackOf } from "./notifiers.js";
+import { postmortemsOf, postmortemTools, type Postmortems } from "./postmortems.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -97,6 +98,8 @@ export interface App {
   incidentWorker: IncidentWorker;
   /** Slack threads and PagerDuty notes of incidents (alert intake tells it what each delivery did). */
   writeBack: ReturnType<typeof writeBackOf>;
+  /** Incidents' timelines and postmortem drafts. */
+  postmortems: Postmortems;
   /** Runs the background jobs from this process (a serving process does; idempotent). */
   start(): void;
   /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
@@ -115,9 +118,11 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const ops = new OpsStore(backend.opsDb, { ledger: backend.opsLedger });
   const sources = options.toolSources ?? startToolSources(config, logger);
   const runbooks = options.runbooks ?? startRunbooks(config, logger);
+  const postmortems = postmortemsOf({ env, model, storage: backend.storage, logger });
   const builtIn = [
     ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
     ...createThreadTools(backend.storage),
+    ...postmortemTools(env, postmortems),
   ];
   // OPSPILOT_APPROVAL_EXPIRES_AFTER is every tool's approvals.expiresAfter unless the config file says otherwise.
   const tools = withApprovalDefault(config.tools, env.OPSPILOT_APPROVAL_EXPIRES_AFTER);
@@ -188,11 +193,12 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     jobs,
     incidentWorker,
     writeBack,
+    postmortems,
     start: () => jobs.start(),
     async close() {
       // No job starts work once closing has begun; what runs drains first, then the runtime lets its runs end.
       await jobs.stop();
-      await incidentWorker.close();
+      await Promise.all([incidentWorker.close(), postmortems.idle()]);
       await runtime.close();
       // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
       await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), writeBack.close()]);

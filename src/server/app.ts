@@ -118,7 +118,7 @@ export function createServer(options: CreateServerOptions): Hono<AppEnv> {
   );
   app.route("/api/threads", threadRoutes({ runtime: options.runtime, logger, keepAliveMs: options.sseKeepAliveMs }));
   if (options.tools) app.route("/api/tools", toolRoutes(options.tools));
-  app.route("/api/incidents", incidentRoutes(options.alerts?.incidents));
+  app.route("/api/incidents", incidentRoutes(options.alerts?.incidents, options.alerts?.postmortems));
   app.route("/api/records", recordRoutes({ runtime: options.runtime, auth: options.auth, logger }));
 
   // Single sign-on for the page: whether it is offered, and the authorization-code flow when it is.

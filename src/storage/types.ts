@@ -6,6 +6,7 @@ import type { Pruner } from "./retention/prune.js";
 import type { JobClaimStore } from "./jobs/types.js";
 import type { SlackThreadStore } from "./slack/types.js";
 import type { IncidentStore } from "./incidents/incident-store.js";
+import type { IncidentLogStore } from "./timeline/incident-log-store.js";
 import type { MessageQueueStore } from "./queue/message-queue-store.js";
 import type { PauseDeadlineStore } from "./approvals/pause-deadline-store.js";
 import type { HandoffStore } from "./handoffs/handoff-store.js";
@@ -19,6 +20,12 @@ export type {
   ToolCallRecord,
   UsageStore,
 } from "./records/recorder.js";
+export type {
+  IncidentLogEntry,
+  IncidentLogStore,
+  StoredPostmortem,
+  TimedEvent,
+} from "./timeline/incident-log-store.js";
 export type { MessageQueueStore, QueuedMessage } from "./queue/message-queue-store.js";
 export type { PauseDeadline, PauseDeadlineStore } from "./approvals/pause-deadline-store.js";
 export type { HandedOverRun, HandoffStore } from "./handoffs/handoff-store.js";
@@ -110,6 +117,8 @@ export interface ThreadStore {
 export interface Storage extends WriteJournal, ResultStore, Recorder, ThreadStore, UsageStore, RunLimitsStore, Pruner {
   /** Incidents and their waiting messages, on the same connection. */
   readonly incidents: IncidentStore;
+  /** Incidents' alert deliveries and notices, their threads' timed events and postmortem drafts (the timeline's reads). */
+  readonly incidentLog: IncidentLogStore;
   /** Messages waiting for busy threads (`multitaskStrategy`), on the same connection. */
   readonly messageQueue: MessageQueueStore;
   /** When waiting pauses expire (`approvals.expiresAfter`), on the same connection. */

@@ -1,6 +1,6 @@
 import { observationTexts } from "../trace.js";
 import { verdict, type Check } from "./check.js";
-import { factPattern } from "./fact-patterns.js";
+import { factPattern } from "../../contracts/facts.js";
 
 /** An answer built on what the tools returned: each expected fact is in the answer and in an observation. */
 export const checkEvidence: Check = ({ scenario, trace }) => {

@@ -1,6 +1,6 @@
 import { observationTexts } from "../trace.js";
-import { distinct, verdict, type Check } from "./check.js";
-import { DEFAULT_FACT_PATTERNS } from "./fact-patterns.js";
+import { verdict, type Check } from "./check.js";
+import { DEFAULT_FACT_PATTERNS, unobservedFacts } from "../../contracts/facts.js";
 
 /**
  * No invented facts: every id or code the answer names (by the dataset's spellings, plus the
@@ -14,14 +14,12 @@ export const checkFabrication: Check = ({ scenario, trace }) => {
     trace.question,
     ...trace.pauses.map((pause) => JSON.stringify([pause.interrupt.calls, pause.resume])),
   ].join("\n");
-  const allowed = new Set(allow);
-  const all = { ...DEFAULT_FACT_PATTERNS, ...patterns };
+  const all = Object.entries({ ...DEFAULT_FACT_PATTERNS, ...patterns }).filter(([kind]) => !disable.includes(kind));
+  const invented = unobservedFacts(trace.answer, known, { patterns: Object.fromEntries(all), allow });
   const problems: string[] = [];
-  for (const [kind, source] of Object.entries(all)) {
-    if (disable.includes(kind)) continue;
-    const found = distinct([...trace.answer.matchAll(new RegExp(source, "gu"))].map((match) => match[0]));
-    const invented = found.filter((id) => !allowed.has(id) && !known.includes(id));
-    if (invented.length > 0) problems.push(`${kind} ${invented.join(", ")} in the answer but in no observation`);
+  for (const [kind] of all) {
+    const facts = invented.filter((fact) => fact.kind === kind).map((fact) => fact.fact);
+    if (facts.length > 0) problems.push(`${kind} ${facts.join(", ")} in the answer but in no observation`);
   }
   for (const source of forbid)
     if (new RegExp(source, "iu").test(trace.answer)) problems.push(`the answer matches forbidden /${source}/`);

@@ -20,6 +20,15 @@ function earliestStart(alerts: readonly AlertmanagerAlert[]): string {
   return alerts.map((alert) => alert.startsAt).sort()[0] ?? "";
 }
 
+/** The latest end of the group's alerts; Alertmanager's zero time (year 1) is no end. */
+function latestEnd(alerts: readonly AlertmanagerAlert[]): string | undefined {
+  return alerts
+    .map((alert) => alert.endsAt ?? "")
+    .filter((end) => end !== "" && !end.startsWith("0001-"))
+    .sort()
+    .at(-1);
+}
+
 /** The thread's message for a firing group: labels, annotations, the rule's expression, start time and alerts. */
 function firingMessage(payload: AlertmanagerPayload): string {
   const firing = payload.alerts.filter((alert) => alert.status === "firing");
@@ -54,6 +63,7 @@ export function alertmanagerDelivery(payload: AlertmanagerPayload): AlertDeliver
     ...(labels.severity ? { severity: labels.severity } : {}),
     labels,
     startsAt: earliestStart(payload.alerts),
+    ...(resolved && latestEnd(payload.alerts) ? { endsAt: latestEnd(payload.alerts) } : {}),
     fingerprints: resolved ? [] : firingFingerprints(payload),
     message: resolved
       ? `Alertmanager reports ${alertname} resolved: every alert of the group has ended (${pairs(labels)}).`

@@ -31,10 +31,12 @@ export function startAlertIntake(app: App, logger: Logger): RunningIntake {
     user,
     briefing: briefingOf(app, logger),
     onDelivery: (incidentId, outcome) => app.writeBack.delivered(incidentId, outcome),
+    onResolved: (incidentId) => app.postmortems.onResolved(incidentId),
   });
   const secret = app.env.OPSPILOT_PAGERDUTY_SECRET;
   const alerts: AlertIntake = {
     incidents,
+    postmortems: app.postmortems,
     token: app.env.OPSPILOT_ALERT_TOKEN,
     ...(secret ? { pagerduty: { secret, deliveries: app.storage.incidents } } : {}),
   };

@@ -79,6 +79,7 @@ export function pagerdutyDelivery(
     ...(severity ? { severity } : {}),
     labels: labelsOf(incident),
     startsAt: incident.created_at ?? event.occurred_at,
+    occurredAt: event.occurred_at,
     fingerprints: resolved ? [] : [incident.id],
     message: resolved ? resolvedMessage(event) : firingMessage(event, kind),
   };

@@ -9,6 +9,8 @@ import { errorResponse, RequestError } from "../http-errors.js";
 import { AlertmanagerPayloadSchema } from "./alertmanager-payload.js";
 import { alertmanagerDelivery } from "./alert-message.js";
 import { pagerdutyHandler, type PagerdutyIntake } from "./pagerduty-route.js";
+import type { Postmortems } from "../../service/postmortem/postmortems.js";
+import { addTimelineRoutes } from "./timeline-routes.js";
 
 /** Largest webhook body read, in bytes: a group of 1,000 alerts fits. */
 export const MAX_ALERT_BODY_BYTES = 1024 * 1024;
@@ -17,6 +19,8 @@ export const MAX_ALERT_BODY_BYTES = 1024 * 1024;
 export interface AlertIntake {
   /** Opens and follows incidents. */
   incidents: Incidents;
+  /** Incidents' timelines and postmortem drafts (`GET /api/incidents/:id/timeline`, `/postmortem`). */
+  postmortems?: Postmortems;
   /** `OPSPILOT_ALERT_TOKEN`; without it `POST /api/alerts/alertmanager` answers 404. */
   token?: string;
   /** `OPSPILOT_PAGERDUTY_SECRET` and the delivery memory; without it `POST /api/alerts/pagerduty` answers 404. */
@@ -67,8 +71,8 @@ export function alertIntakeRoutes(intake: AlertIntake | undefined): Hono<AppEnv>
   return routes;
 }
 
-/** `GET /api/incidents` and `/api/incidents/:id`, for operators and admins. */
-export function incidentRoutes(incidents: Incidents | undefined): Hono<AppEnv> {
+/** `GET /api/incidents`, `/api/incidents/:id` and its timeline and postmortem draft, for operators and admins. */
+export function incidentRoutes(incidents: Incidents | undefined, postmortems?: Postmortems): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.use("*", async (c, next) => {
     const { role } = c.get("user");
@@ -82,5 +86,6 @@ export function incidentRoutes(incidents: Incidents | undefined): Hono<AppEnv> {
     if (!found) return errorResponse(c, 404, "incident_not_found", `No incident ${c.req.param("incidentId")}.`);
     return c.json(found);
   });
+  addTimelineRoutes(routes, postmortems);
   return routes;
 }

@@ -3,6 +3,7 @@ import type { RunUser } from "../../contracts/user.js";
 import type { IncidentRow, Storage } from "../../storage/types.js";
 import { firstMessage, type IncidentBriefing } from "./briefing.js";
 import type { IncidentWorker } from "./worker.js";
+import { recordDelivery } from "./delivery-log.js";
 
 /** One delivery of an alert group, already parsed from its source's format. */
 export interface AlertDelivery {
@@ -13,6 +14,10 @@ export interface AlertDelivery {
   severity?: string;
   labels: Record<string, string>;
   startsAt: string;
+  /** ISO 8601 end the source gives a resolved group (Alertmanager's latest `endsAt`), for the timeline. */
+  endsAt?: string;
+  /** ISO 8601 time the source says this delivery's event happened (PagerDuty's `occurred_at`), for the timeline. */
+  occurredAt?: string;
   /** Sorted fingerprints of the firing alerts. */
   fingerprints: string[];
   /** What the thread is told: the alert on opening, what changed on a follow-up, the resolution. */
@@ -66,6 +71,8 @@ export function createIncidents(options: {
   briefing?: IncidentBriefing;
   /** Told what each delivery did (write-back: the Slack thread's parent, the resolution); must return at once. */
   onDelivery?: (incidentId: string, outcome: DeliveryOutcome) => void;
+  /** Told of each incident a delivery resolved (the postmortem draft); must return at once. */
+  onResolved?: (incidentId: string) => void;
 }) {
   const { storage, worker, user } = options;
 
@@ -79,7 +86,9 @@ export function createIncidents(options: {
   async function deliver(delivery: AlertDelivery): Promise<{ incidentId: string; outcome: DeliveryOutcome }> {
     const applied = await apply(delivery);
     if (applied.outcome !== "unchanged") void worker.kick();
+    await recordDelivery(storage, applied, delivery);
     options.onDelivery?.(applied.incidentId, applied.outcome);
+    if (applied.outcome === "resolved") options.onResolved?.(applied.incidentId);
     return applied;
   }
 

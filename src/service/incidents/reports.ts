@@ -1,6 +1,7 @@
 import type { RunEvent } from "../../contracts/events.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
-import type { IncidentRow, IncidentStore } from "../../storage/types.js";
+import type { IncidentLogStore, IncidentRow, IncidentStore } from "../../storage/types.js";
+import { logNotice } from "./notice-log.js";
 import {
   answerSummary,
   incidentNotice,
@@ -42,6 +43,8 @@ export interface IncidentReportsOptions {
   storage: {
     incidents: Pick<IncidentStore, "getIncident">;
     eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]>;
+    /** Where each notice sent (or given up) is logged for the incident's timeline. */
+    incidentLog?: Pick<IncidentLogStore, "appendIncidentLog">;
   };
   /** Receives notices given up and hooks that failed. */
   logger: Logger;
@@ -121,6 +124,9 @@ export function createIncidentReports(options: IncidentReportsOptions): Incident
     if (!webhook) return;
     const notice = incidentNotice({ ...what, publicUrl: webhook.publicUrl });
     const outcome = await delivery.post(webhook.url, incidentWebhookBody(notice, webhook.format ?? "json"));
+    await logNotice(storage.incidentLog, { notice, channel: webhook.format ?? "json", outcome }).catch(
+      (error: unknown) => logger.error("incident notice not logged", error),
+    );
     if (outcome.ok) return;
     const kind = notice.event === "paused" ? "pause" : "answer";
     logger.error(

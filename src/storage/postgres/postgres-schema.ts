@@ -2,6 +2,7 @@ import type pg from "pg";
 import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
 import { HANDOFFS_TABLE } from "../handoffs/handoff-store.js";
 import { SLACK_THREADS_TABLE } from "../slack/schema.js";
+import { POSTGRES_INCIDENT_LOG_TABLES } from "../timeline/schema.js";
 
 /**
  * Tables opspilot keeps in the same PostgreSQL database as LangGraph's checkpoints: the
@@ -87,6 +88,7 @@ CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadli
 ${JOB_CLAIMS_TABLE}
 ${HANDOFFS_TABLE}
 ${SLACK_THREADS_TABLE}
+${POSTGRES_INCIDENT_LOG_TABLES}
 `;
 
 /** Key of the advisory lock that serialises schema set-up across processes starting together. */

@@ -28,6 +28,8 @@ import { postgresPauseDeadlines } from "../approvals/postgres-pause-deadlines.js
 import { postgresHandoffs } from "../handoffs/postgres-handoffs.js";
 import type { HandoffStore } from "../handoffs/handoff-store.js";
 import { postgresIncidents } from "../incidents/postgres-incidents.js";
+import { postgresIncidentLog } from "../timeline/postgres-incident-log.js";
+import type { IncidentLogStore } from "../timeline/incident-log-store.js";
 import { postgresMessageQueue } from "../queue/postgres-message-queue.js";
 import { utcDay } from "../records/usage-day.js";
 import { decisionValues } from "../approvals/decision-row.js";
@@ -228,6 +230,8 @@ export class PostgresStorage extends PostgresThreadStore implements Storage {
   readonly handoffs: HandoffStore = postgresHandoffs(this.pool);
   /** Each incident's Slack message, shared by every process on the database. */
   readonly slackThreads: SlackThreadStore = postgresSlackThreads(this.pool);
+  /** Incidents' alert deliveries and notices, their threads' timed events and postmortem drafts. */
+  readonly incidentLog: IncidentLogStore = postgresIncidentLog(this.pool);
 
   async close(): Promise<void> {
     // Nothing is held back, and the pool is shared with the checkpointer: its owner (`openPostgres`) ends it.

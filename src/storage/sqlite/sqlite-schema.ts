@@ -2,6 +2,7 @@ import type { Database } from "better-sqlite3";
 import { JOB_CLAIMS_TABLE } from "../jobs/schema.js";
 import { HANDOFFS_TABLE } from "../handoffs/handoff-store.js";
 import { SLACK_THREADS_TABLE } from "../slack/schema.js";
+import { SQLITE_INCIDENT_LOG_TABLES } from "../timeline/schema.js";
 
 /** Incidents: an alert group has one per episode (firing until resolved), so (source, group_key) repeats. */
 const INCIDENTS_TABLE = `CREATE TABLE IF NOT EXISTS opspilot_incidents (
@@ -77,6 +78,7 @@ CREATE INDEX IF NOT EXISTS opspilot_pause_deadlines_due ON opspilot_pause_deadli
 ${JOB_CLAIMS_TABLE}
 ${HANDOFFS_TABLE}
 ${SLACK_THREADS_TABLE}
+${SQLITE_INCIDENT_LOG_TABLES}
 `;
 
 /** Columns added after their table first shipped, in the order they were added (new tables declare them last). */

@@ -27,6 +27,8 @@ import type {
 } from "../types.js";
 import { sqlitePauseDeadlines } from "../approvals/sqlite-pause-deadlines.js";
 import { sqliteIncidents } from "../incidents/sqlite-incidents.js";
+import { sqliteIncidentLog } from "../timeline/sqlite-incident-log.js";
+import type { IncidentLogStore } from "../timeline/incident-log-store.js";
 import { sqliteMessageQueue } from "../queue/sqlite-message-queue.js";
 import { utcDay } from "../records/usage-day.js";
 import { decisionValues } from "../approvals/decision-row.js";
@@ -188,6 +190,8 @@ export class SqliteStorage extends SqliteThreadStore implements Storage {
   readonly handoffs: HandoffStore = sqliteHandoffs(this.statements);
   /** Each incident's Slack message, shared by every process on the database. */
   readonly slackThreads: SlackThreadStore = sqliteSlackThreads(this.statements);
+  /** Incidents' alert deliveries and notices, their threads' timed events and postmortem drafts. */
+  readonly incidentLog: IncidentLogStore = sqliteIncidentLog(this.statements);
 
   async close(): Promise<void> {
     // The connection is shared with the checkpointer; its owner closes it.
