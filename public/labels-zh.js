@@ -23,6 +23,8 @@ export const ZH = {
   firingCount: "{n} 个告警中",
   firing: "告警中",
   resolved: "已恢复",
+  silenced: "已静默",
+  resolvedWhileSilenced: "静默期间已恢复",
   incidentsFailed: "无法加载事件：{message}",
   investigationQueued: "排队中",
   investigationRunning: "排查中",

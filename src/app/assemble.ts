@@ -16,7 +16,7 @@ import type { JobEngine } from "../service/jobs/engine.js";
 import type { ProbeResult } from "../service/probes/probe.js";
 import type { JobRunReport } from "../service/jobs/job.js";
 import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
-import type { Storage } from "../storage/types.js";
+import type { IncidentRow, Storage } from "../storage/types.js";
 import { createThreadTools, type RunbookSource } from "../tools/index.js";
 import { OpsStore } from "../demo/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -95,6 +95,8 @@ export interface App {
   jobs: JobEngine;
   /** Delivers incidents' messages to their threads (alert intake queues to it). */
   incidentWorker: IncidentWorker;
+  /** Sends the notice of a resolved incident (`OPSPILOT_INCIDENT_WEBHOOK`) in the background; never throws. */
+  announceResolved(incident: IncidentRow): void;
   /** Runs the background jobs from this process (a serving process does; idempotent). */
   start(): void;
   /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
@@ -130,7 +132,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     logger,
     // Each answered investigation is kept, so the next incident like it starts from its conclusion.
     onAnswer: async (report) => {
-      if (report.answer) await recordConclusion(backend.store, conclusionOf(report, publicUrlOf(env)));
+      const isWrite = (tool: string) => registry.get(tool)?.readOnly === false;
+      if (report.answer) await recordConclusion(backend.store, conclusionOf(report, publicUrlOf(env), isWrite));
       await options.onIncidentAnswer?.(report);
     },
   });
@@ -168,6 +171,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun },
     probes: () => dependencyProbesOf(env, config, sources),
     onDependencyProbes: options.onDependencyProbes,
+    alertmanager: config.toolsets?.alertmanager,
+    onIncidentResolved: incidentReports.resolved,
   });
   return {
     env,
@@ -182,6 +187,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     health: () => healthReport(sources),
     jobs,
     incidentWorker,
+    announceResolved: incidentReports.resolved,
     start: () => jobs.start(),
     async close() {
       // No job starts work once closing has begun; what runs drains first, then the runtime lets its runs end.

@@ -9,11 +9,15 @@ import {
   type DependencyProbeJobOptions,
 } from "../service/jobs/dependency-probes.js";
 import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
+import { INCIDENT_RECONCILE_MS, incidentReconcileJob } from "../service/jobs/incident-reconcile.js";
+import { createSilenceReconciler } from "../service/incidents/silence-reconciler.js";
+import type { ToolsetEndpoint } from "../config/toolsets-schema.js";
+import { createToolsetClient } from "../tools/toolsets/http-client.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
-import type { Storage } from "../storage/types.js";
+import type { IncidentRow, Storage } from "../storage/types.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
 export type SweepName = "incidents" | "queue" | "approval-expiry";
@@ -33,6 +37,10 @@ export interface BackgroundParts {
   probes?: DependencyProbeJobOptions["probes"];
   /** Told of their results (the dependency metrics); without it the probes are not scheduled. */
   onDependencyProbes?: DependencyProbeJobOptions["onResults"];
+  /** Alertmanager's API (`toolsets.alertmanager`): with it, incidents are reconciled with it on a schedule. */
+  alertmanager?: ToolsetEndpoint;
+  /** Told of each incident the reconciliation resolved (the resolved notice); must return at once. */
+  onIncidentResolved?: (incident: IncidentRow) => void;
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -44,6 +52,7 @@ export interface Background {
 /**
  * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
+ * `incident-reconcile` every `OPSPILOT_INCIDENT_RECONCILE_INTERVAL` when Alertmanager is configured,
  * and `retention` with `OPSPILOT_RETENTION_DAYS`. Nothing runs until the app starts it.
  */
 export function createBackground(parts: BackgroundParts): Background {
@@ -68,6 +77,17 @@ export function createBackground(parts: BackgroundParts): Background {
         everyMs: parseDuration(env.OPSPILOT_DEPENDENCY_PROBE_INTERVAL) ?? DEPENDENCY_PROBE_MS,
       }),
     );
+  if (parts.alertmanager) {
+    const reconciler = createSilenceReconciler({
+      storage,
+      alertmanager: createToolsetClient("Alertmanager", parts.alertmanager),
+      worker: incidentWorker,
+      onResolved: parts.onIncidentResolved,
+      logger,
+    });
+    const everyMs = parseDuration(env.OPSPILOT_INCIDENT_RECONCILE_INTERVAL ?? "") ?? INCIDENT_RECONCILE_MS;
+    jobs.register(incidentReconcileJob(reconciler, everyMs));
+  }
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
   return { jobs, incidentWorker };

@@ -30,6 +30,7 @@ export function startAlertIntake(app: App, logger: Logger): RunningIntake {
     worker,
     user,
     briefing: briefingOf(app, logger),
+    onResolved: app.announceResolved,
   });
   const secret = app.env.OPSPILOT_PAGERDUTY_SECRET;
   const alerts: AlertIntake = {

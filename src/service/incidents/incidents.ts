@@ -3,6 +3,8 @@ import type { RunUser } from "../../contracts/user.js";
 import type { IncidentRow, Storage } from "../../storage/types.js";
 import { firstMessage, type IncidentBriefing } from "./briefing.js";
 import type { IncidentWorker } from "./worker.js";
+import { incidentState, resolutionOf, type IncidentState } from "./incident-state.js";
+import type { IncidentResolution } from "../../storage/incidents/incident-store.js";
 
 /** One delivery of an alert group, already parsed from its source's format. */
 export interface AlertDelivery {
@@ -26,13 +28,20 @@ export type DeliveryOutcome = "opened" | "follow_up" | "resolved" | "unchanged";
 export interface IncidentView {
   incidentId: string;
   source: string;
-  status: IncidentRow["status"];
+  /** `firing`; `silenced` while its alerts are seen silenced; `resolved` once ended. */
+  status: IncidentState;
   alertname: string;
   severity: string | null;
   labels: Record<string, string>;
   startsAt: string;
-  /** ISO 8601, or null while firing. */
+  /** ISO 8601 of when its alerts were seen silenced (kept once resolved), or null. */
+  silencedAt: string | null;
+  /** The silences seen holding its alerts (empty when none or unknown). */
+  silenceIds: string[];
+  /** ISO 8601, or null while open. */
   resolvedAt: string | null;
+  /** How it ended: `alert_resolved` (its source said so) or `resolved_while_silenced`; null while open. */
+  resolution: IncidentResolution | null;
   threadId: string;
   /** The thread's investigation: `queued` until its message runs, then as the thread list reports it. */
   investigation: { status: "queued" | "running" | "interrupted" | "finished"; stopReason: string | null };
@@ -64,6 +73,8 @@ export function createIncidents(options: {
   user: RunUser;
   /** Sections put after the alert in a new incident's first message (its runbooks, past incidents like it). */
   briefing?: IncidentBriefing;
+  /** Told of each incident a delivery resolved, as stored then (the resolved notice); must return at once. */
+  onResolved?: (incident: IncidentRow) => void;
 }) {
   const { storage, worker, user } = options;
 
@@ -77,6 +88,10 @@ export function createIncidents(options: {
   async function deliver(delivery: AlertDelivery): Promise<{ incidentId: string; outcome: DeliveryOutcome }> {
     const applied = await apply(delivery);
     if (applied.outcome !== "unchanged") void worker.kick();
+    if (applied.outcome === "resolved" && options.onResolved) {
+      const incident = await storage.incidents.getIncident(applied.incidentId);
+      if (incident) options.onResolved(incident);
+    }
     return applied;
   }
 
@@ -136,12 +151,15 @@ export function createIncidents(options: {
     return {
       incidentId: incident.incidentId,
       source: incident.source,
-      status: incident.status,
+      status: incidentState(incident),
       alertname: incident.alertname,
       severity: incident.severity ?? null,
       labels: incident.labels,
       startsAt: incident.startsAt,
+      silencedAt: incident.silencedAt === undefined ? null : new Date(incident.silencedAt).toISOString(),
+      silenceIds: incident.silenceIds ?? [],
       resolvedAt: incident.resolvedAt === undefined ? null : new Date(incident.resolvedAt).toISOString(),
+      resolution: resolutionOf(incident),
       threadId: incident.threadId,
       investigation: {
         status,
