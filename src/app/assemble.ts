@@ -10,13 +10,12 @@ import type { Runtime } from "../service/runtime/runtime.js";
 import type { RuntimeSettings } from "../service/runtime/settings.js";
 import { consoleLogger } from "../service/observability/logger.js";
 import { withApprovalDefault } from "../tools/policy.js";
-import type { IncidentAnswer } from "../service/incidents/reports.js";
+import type { IncidentAnswer, IncidentReports } from "../service/incidents/reports.js";
 import type { IncidentWorker } from "../service/incidents/worker.js";
 import type { JobEngine } from "../service/jobs/engine.js";
 import type { ProbeResult } from "../service/probes/probe.js";
 import type { JobRunReport } from "../service/jobs/job.js";
-import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
-import type { IncidentRow, Storage } from "../storage/types.js";
+import type { Storage } from "../storage/types.js";
 import { createThreadTools, type RunbookSource } from "../tools/index.js";
 import { OpsStore } from "../demo/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -33,7 +32,7 @@ import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
-import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf } from "./notifiers.js";
+import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf } from "./notifiers.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -96,7 +95,7 @@ export interface App {
   /** Delivers incidents' messages to their threads (alert intake queues to it). */
   incidentWorker: IncidentWorker;
   /** Sends the notice of a resolved incident (`OPSPILOT_INCIDENT_WEBHOOK`) in the background; never throws. */
-  announceResolved(incident: IncidentRow): void;
+  announceResolved: IncidentReports["resolved"];
   /** Runs the background jobs from this process (a serving process does; idempotent). */
   start(): void;
   /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
@@ -128,14 +127,8 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
   const expiryWebhook = expiryWebhookOf(env, logger);
   const incidentReports = incidentReportsOf(env, {
-    storage: backend.storage,
-    logger,
-    // Each answered investigation is kept, so the next incident like it starts from its conclusion.
-    onAnswer: async (report) => {
-      const isWrite = (tool: string) => registry.get(tool)?.readOnly === false;
-      if (report.answer) await recordConclusion(backend.store, conclusionOf(report, publicUrlOf(env), isWrite));
-      await options.onIncidentAnswer?.(report);
-    },
+    ...{ storage: backend.storage, store: backend.store, logger, registry },
+    onAnswer: options.onIncidentAnswer,
   });
   const tracing = tracingFromEnv(options.tracingEnv ?? environmentVariables(), {
     model: tracedModelOf(env),
@@ -171,8 +164,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     ...{ sweepMs: options.sweepMs, onJobRun: options.onJobRun },
     probes: () => dependencyProbesOf(env, config, sources),
     onDependencyProbes: options.onDependencyProbes,
-    alertmanager: config.toolsets?.alertmanager,
-    onIncidentResolved: incidentReports.resolved,
+    ...{ alertmanager: config.toolsets?.alertmanager, onIncidentResolved: incidentReports.resolved },
   });
   return {
     env,

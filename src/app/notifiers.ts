@@ -1,4 +1,7 @@
+import type { BaseStore } from "@langchain/langgraph";
 import type { Env } from "../config/env.js";
+import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import { createExpiryWebhook, type ExpiryWebhook } from "../service/approvals/expiry-notice.js";
 import { createIncidentReports, type IncidentAnswer, type IncidentReports } from "../service/incidents/reports.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/notices/pause-webhook.js";
@@ -31,15 +34,28 @@ export function expiryWebhookOf(env: Env, logger: Logger): ExpiryWebhook | undef
 /**
  * The reporter of incident threads' runs: always there, since alert intake may run on any
  * process and a person may answer an incident's pause from any; it POSTs notices only with
- * `OPSPILOT_INCIDENT_WEBHOOK`.
+ * `OPSPILOT_INCIDENT_WEBHOOK`. Each run's end keeps the thread's conclusion in `store` (reads and
+ * writes told apart by `registry`), so the next incident like it starts from it; then `onAnswer`.
  */
 export function incidentReportsOf(
   env: Env,
-  parts: { storage: Storage; logger: Logger; onAnswer: (report: IncidentAnswer) => Promise<void> },
+  parts: {
+    storage: Storage;
+    store: BaseStore;
+    logger: Logger;
+    registry: Pick<ToolRegistry, "get">;
+    onAnswer?: (report: IncidentAnswer) => void | Promise<void>;
+  },
 ): IncidentReports {
   const url = env.OPSPILOT_INCIDENT_WEBHOOK;
+  const isWrite = (tool: string) => parts.registry.get(tool)?.readOnly === false;
   return createIncidentReports({
-    ...parts,
+    storage: parts.storage,
+    logger: parts.logger,
+    onAnswer: async (report) => {
+      if (report.answer) await recordConclusion(parts.store, conclusionOf(report, publicUrlOf(env), isWrite));
+      await parts.onAnswer?.(report);
+    },
     webhook: url ? { url, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT, publicUrl: publicUrlOf(env) } : undefined,
   });
 }
