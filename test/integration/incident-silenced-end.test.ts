@@ -95,8 +95,8 @@ describe.skipIf(!monitoringBinariesPresent)(
         rules: RULES,
         alertmanagerConfig: [
           // Alertmanager never sent the silenced alert's resolution, so its notification log still holds the group
-        // as firing: the alert's next firing is posted only at repeat_interval, short here.
-        "route: { receiver: opspilot, group_by: [alertname, service], group_wait: 1s, group_interval: 1s, repeat_interval: 2s }",
+          // as firing: the alert's next firing is posted only at repeat_interval, short here.
+          "route: { receiver: opspilot, group_by: [alertname, service], group_wait: 1s, group_interval: 1s, repeat_interval: 2s }",
           "receivers:",
           "  - name: opspilot",
           "    webhook_configs:",
@@ -237,7 +237,7 @@ describe.skipIf(!monitoringBinariesPresent)(
       expect(next.incidentId).not.toBe(incident!.incidentId);
       const briefing = String((await messages(next.threadId))[0]!.content);
       const past = briefing.slice(briefing.indexOf("Past incidents like this one (newest first):"));
-    expect(past).toContain(`https://ops.example.com/?thread=${threadId}`);
+      expect(past).toContain(`https://ops.example.com/?thread=${threadId}`);
       // The diagnosis, whitespace folded, as the section keeps it; not the silence's report.
       expect(past).toContain(diagnosis.replace(/\s+/g, " ").trim().slice(0, 120));
       expect(past).not.toContain("Silenced PaymentErrorsHigh");
