@@ -91,7 +91,7 @@ function item(incident, current) {
       h(
         "span",
         { class: "incident-head" },
-        h("span", { class: `badge ${incident.status}`, text: t(incident.status === "firing" ? "firing" : "resolved") }),
+        h("span", { class: `badge ${incident.status}`, text: statusText(incident.status) }),
         h("span", { class: "thread-title incident-name", text: incident.alertname }),
       ),
       h(
@@ -101,9 +101,24 @@ function item(incident, current) {
         service ? h("span", { class: "service", text: service }) : null,
         h("time", { datetime: incident.startsAt, text: shortTime(incident.startsAt, { withClock: true }) }),
         h("span", { class: "investigation", text: investigationText(incident.investigation) }),
+        incident.resolution === "resolved_while_silenced"
+          ? h("span", { class: "resolution", text: t("resolvedWhileSilenced") })
+          : null,
       ),
     ),
   );
+}
+
+/** Where the incident stands, in words: firing, silenced (its alerts held by a silence) or resolved. */
+function statusText(status) {
+  switch (status) {
+    case "silenced":
+      return t("silenced");
+    case "resolved":
+      return t("resolved");
+    default:
+      return t("firing");
+  }
 }
 
 /** Where the investigation stands, in words. */

@@ -23,6 +23,8 @@ export const EN = {
   firingCount: "{n} firing",
   firing: "firing",
   resolved: "resolved",
+  silenced: "silenced",
+  resolvedWhileSilenced: "resolved while silenced",
   incidentsFailed: "Could not load incidents: {message}",
   timelineTitle: "Timeline",
   timelineFailed: "Could not load the timeline: {message}",

@@ -23,6 +23,8 @@ export const ZH = {
   firingCount: "{n} 个告警中",
   firing: "告警中",
   resolved: "已恢复",
+  silenced: "已静默",
+  resolvedWhileSilenced: "静默期间已恢复",
   incidentsFailed: "无法加载事件：{message}",
   timelineTitle: "时间线",
   timelineFailed: "无法加载时间线：{message}",

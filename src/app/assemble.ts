@@ -15,7 +15,6 @@ import type { IncidentWorker } from "../service/incidents/worker.js";
 import type { JobEngine } from "../service/jobs/engine.js";
 import type { ProbeResult } from "../service/probes/probe.js";
 import type { JobRunReport } from "../service/jobs/job.js";
-import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
 import type { Storage } from "../storage/types.js";
 import { createThreadTools, type RunbookSource } from "../tools/index.js";
 import { OpsStore } from "../demo/index.js";
@@ -33,7 +32,7 @@ import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
-import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, publicUrlOf, writeBackOf } from "./notifiers.js";
+import { noticesOf, type Notices } from "./notices.js";
 import { postmortemsOf, postmortemTools, type Postmortems } from "./postmortems.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
@@ -97,9 +96,11 @@ export interface App {
   /** Delivers incidents' messages to their threads (alert intake queues to it). */
   incidentWorker: IncidentWorker;
   /** Slack threads and PagerDuty notes of incidents (alert intake tells it what each delivery did). */
-  writeBack: ReturnType<typeof writeBackOf>;
+  writeBack: Notices["writeBack"];
   /** Incidents' timelines and postmortem drafts. */
   postmortems: Postmortems;
+  /** Sends the notice of a resolved incident (`OPSPILOT_INCIDENT_WEBHOOK`) in the background; never throws. */
+  announceResolved: Notices["announceResolved"];
   /** Runs the background jobs from this process (a serving process does; idempotent). */
   start(): void;
   /** Stops the background jobs (draining them), then closes the runtime, the tool sources and the database. */
@@ -130,17 +131,9 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   watchToolKeys({ config, builtIn, sources, logger });
   // The environment's limits and prices are every run's defaults; options.defaults (tests, benchmarks) win over them.
   const limits = serverRunLimits(env, config);
-  const pauseWebhook = pauseWebhookOf(env, backend.storage, logger);
-  const expiryWebhook = expiryWebhookOf(env, logger);
-  const writeBack = writeBackOf(env, { storage: backend.storage, logger, registry });
-  const incidentReports = incidentReportsOf(env, {
-    storage: backend.storage,
-    logger,
-    // Each answered investigation is kept, so the next incident like it starts from its conclusion.
-    onAnswer: async (report) => {
-      if (report.answer) await recordConclusion(backend.store, conclusionOf(report, publicUrlOf(env)));
-      await options.onIncidentAnswer?.(report);
-    },
+  const notices = noticesOf(env, {
+    ...{ storage: backend.storage, store: backend.store, logger, registry, postmortems },
+    onIncidentAnswer: options.onIncidentAnswer,
   });
   const tracing = tracingFromEnv(options.tracingEnv ?? environmentVariables(), {
     model: tracedModelOf(env),
@@ -154,12 +147,11 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     ...backend,
     onEvent: (event) => {
       options.onEvent?.(event);
-      incidentReports.observe(event);
-      writeBack.observe(event);
+      notices.observe(event);
       tracing?.observe(event);
     },
-    onPause: pauseWebhook?.notify,
-    onApprovalExpired: expiryWebhook?.notify,
+    onPause: notices.pauseWebhook?.notify,
+    onApprovalExpired: notices.expiryWebhook?.notify,
     defaults: { ...limits.defaults, ...options.defaults },
     limits: limits.policy,
     quotas: dailyQuotas(env),
@@ -178,6 +170,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     probes: () => dependencyProbesOf(env, config, sources),
     onDependencyProbes: options.onDependencyProbes,
     toolSources: sources,
+    ...{ alertmanager: config.toolsets?.alertmanager, onIncidentResolved: notices.reconciled },
   });
   return {
     env,
@@ -192,16 +185,16 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     health: () => healthReport(sources),
     jobs,
     incidentWorker,
-    writeBack,
+    writeBack: notices.writeBack,
     postmortems,
+    announceResolved: notices.announceResolved,
     start: () => jobs.start(),
     async close() {
       // No job starts work once closing has begun; what runs drains first, then the runtime lets its runs end.
       await jobs.stop();
       await Promise.all([incidentWorker.close(), postmortems.idle()]);
       await runtime.close();
-      // Before the storage closes: a notice still checks the thread's recorded events (both notifiers share the grace).
-      await Promise.all([pauseWebhook?.close(), expiryWebhook?.close(), incidentReports.close(), writeBack.close()]);
+      await notices.close();
       await tracing?.shutdown();
       await closeSources(sources);
       await runbooks?.close();

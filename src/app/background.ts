@@ -11,16 +11,20 @@ import {
 } from "../service/jobs/dependency-probes.js";
 import { createJobEngine, type JobEngine } from "../service/jobs/engine.js";
 import { KUBERNETES_ACCESS_MS, kubernetesAccessJob } from "../service/jobs/kubernetes-access.js";
+import { INCIDENT_RECONCILE_MS, incidentReconcileJob } from "../service/jobs/incident-reconcile.js";
+import { createSilenceReconciler } from "../service/incidents/silence-reconciler.js";
+import type { ToolsetEndpoint } from "../config/toolsets-schema.js";
+import { createToolsetClient } from "../tools/toolsets/http-client.js";
 import { retentionJob } from "../service/jobs/retention.js";
 import { approvalExpiryJob, incidentJob, queueJob } from "../service/jobs/sweeps.js";
 import { takeoverJob } from "../service/jobs/takeover.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import { scheduleJobs } from "../service/schedules/schedules.js";
-import type { Storage } from "../storage/types.js";
 import { publicUrlOf } from "./notifiers.js";
 import type { ToolSource } from "../tools/source.js";
 import { accessReviewsOf } from "./sources/kubernetes-source.js";
+import type { IncidentRow, Storage } from "../storage/types.js";
 
 /** The names of the app's sweeps, whose intervals tests may shorten. */
 export type SweepName = "incidents" | "queue" | "approval-expiry" | "takeover";
@@ -44,6 +48,10 @@ export interface BackgroundParts {
   schedules?: readonly ScheduleConfig[];
   /** The app's tool sources: a Kubernetes one gets the `kubernetes-access` job. */
   toolSources?: readonly ToolSource[];
+  /** Alertmanager's API (`toolsets.alertmanager`): with it, incidents are reconciled with it on a schedule. */
+  alertmanager?: ToolsetEndpoint;
+  /** Told of each incident the reconciliation resolved (the resolved notice); must return at once. */
+  onIncidentResolved?: (incident: IncidentRow) => void;
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -56,6 +64,7 @@ export interface Background {
  * Registers every job of the app on one engine: `incidents`, `queue`, `approval-expiry`, `takeover`,
  * `dependency-probes` every `OPSPILOT_DEPENDENCY_PROBE_INTERVAL` when someone takes its results,
  * `kubernetes-access` every `OPSPILOT_KUBERNETES_ACCESS_INTERVAL` with `toolsets.kubernetes`,
+ * `incident-reconcile` every `OPSPILOT_INCIDENT_RECONCILE_INTERVAL` when Alertmanager is configured,
  * `retention` with `OPSPILOT_RETENTION_DAYS`, and one `schedule:<name>` per configured schedule.
  * Nothing runs until the app starts it.
  */
@@ -90,6 +99,17 @@ export function createBackground(parts: BackgroundParts): Background {
         parseDuration(env.OPSPILOT_KUBERNETES_ACCESS_INTERVAL ?? "") ?? KUBERNETES_ACCESS_MS,
       ),
     );
+  if (parts.alertmanager) {
+    const reconciler = createSilenceReconciler({
+      storage,
+      alertmanager: createToolsetClient("Alertmanager", parts.alertmanager),
+      worker: incidentWorker,
+      onResolved: parts.onIncidentResolved,
+      logger,
+    });
+    const everyMs = parseDuration(env.OPSPILOT_INCIDENT_RECONCILE_INTERVAL ?? "") ?? INCIDENT_RECONCILE_MS;
+    jobs.register(incidentReconcileJob(reconciler, everyMs));
+  }
   if (env.OPSPILOT_RETENTION_DAYS !== undefined)
     jobs.register(retentionJob({ storage, retentionDays: env.OPSPILOT_RETENTION_DAYS }));
   const webhook = env.OPSPILOT_INCIDENT_WEBHOOK;

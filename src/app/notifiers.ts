@@ -1,5 +1,8 @@
+import type { BaseStore } from "@langchain/langgraph";
 import type { Env } from "../config/env.js";
 import { DEFAULT_PAGERDUTY_API_URL, DEFAULT_SLACK_API_URL } from "../config/env/write-back-vars.js";
+import { conclusionOf, recordConclusion } from "../service/incidents/past-incidents.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import { createExpiryWebhook, type ExpiryWebhook } from "../service/approvals/expiry-notice.js";
 import { createIncidentReports, type IncidentAnswer, type IncidentReports } from "../service/incidents/reports.js";
 import { createPauseWebhook, type PauseWebhook } from "../service/notices/pause-webhook.js";
@@ -10,7 +13,6 @@ import { createPagerdutyIncidentNotes } from "../service/pagerduty/incident-note
 import { createPagerdutyNotesClient } from "../service/pagerduty/notes-client.js";
 import { createSlackBotClient } from "../service/slack/bot-client.js";
 import { createSlackIncidentThreads } from "../service/slack/bot-updates.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import { combinedWriteBack, type WriteBack } from "./write-back.js";
 
 /** The pause notifier `OPSPILOT_PAUSE_WEBHOOK` asks for, linking to `OPSPILOT_PUBLIC_URL` (else this server's address). */
@@ -39,15 +41,28 @@ export function expiryWebhookOf(env: Env, logger: Logger): ExpiryWebhook | undef
 /**
  * The reporter of incident threads' runs: always there, since alert intake may run on any
  * process and a person may answer an incident's pause from any; it POSTs notices only with
- * `OPSPILOT_INCIDENT_WEBHOOK`.
+ * `OPSPILOT_INCIDENT_WEBHOOK`. Each run's end keeps the thread's conclusion in `store` (reads and
+ * writes told apart by `registry`), so the next incident like it starts from it; then `onAnswer`.
  */
 export function incidentReportsOf(
   env: Env,
-  parts: { storage: Storage; logger: Logger; onAnswer: (report: IncidentAnswer) => Promise<void> },
+  parts: {
+    storage: Storage;
+    store: BaseStore;
+    logger: Logger;
+    registry: Pick<ToolRegistry, "get">;
+    onAnswer?: (report: IncidentAnswer) => void | Promise<void>;
+  },
 ): IncidentReports {
   const url = env.OPSPILOT_INCIDENT_WEBHOOK;
+  const isWrite = (tool: string) => parts.registry.get(tool)?.readOnly === false;
   return createIncidentReports({
-    ...parts,
+    storage: parts.storage,
+    logger: parts.logger,
+    onAnswer: async (report) => {
+      if (report.answer) await recordConclusion(parts.store, conclusionOf(report, publicUrlOf(env), isWrite));
+      await parts.onAnswer?.(report);
+    },
     webhook: url ? { url, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT, publicUrl: publicUrlOf(env) } : undefined,
   });
 }

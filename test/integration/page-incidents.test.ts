@@ -281,4 +281,62 @@ describe.skipIf(!hasChromium)("incidents on the page", () => {
     expect(await page.locator("#notice").isHidden()).toBe(true);
     await context.close();
   });
+
+  it("says silenced for an incident a silence holds, counts only firing ones, and says how a silenced one ended", async () => {
+    const context = await signedIn(
+      await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" }),
+      "operator-token",
+    );
+    const incident = (id: string, alertname: string, fields: Record<string, unknown>) => ({
+      incidentId: id,
+      source: "alertmanager",
+      alertname,
+      severity: "critical",
+      labels: { service: "payment-service" },
+      startsAt: FIRING.startsAt,
+      silencedAt: null,
+      silenceIds: [],
+      resolvedAt: null,
+      resolution: null,
+      threadId: `incident-${id}`,
+      investigation: { status: "finished", stopReason: "final_answer" },
+      ...fields,
+    });
+    const silencedAt = "2026-12-01T19:50:00.000Z";
+    const incidents = [
+      incident("inc_a", "PaymentHighErrorRate", { status: "firing" }),
+      incident("inc_b", "PaymentLatencyHigh", { status: "silenced", silencedAt, silenceIds: ["s1"] }),
+      incident("inc_c", "PaymentErrorsHigh", {
+        status: "resolved",
+        silencedAt,
+        silenceIds: ["s2"],
+        resolvedAt: "2026-12-01T20:30:00.000Z",
+        resolution: "resolved_while_silenced",
+      }),
+      incident("inc_d", "OrderLatencyHigh", {
+        status: "resolved",
+        resolvedAt: "2026-12-01T20:40:00.000Z",
+        resolution: "alert_resolved",
+      }),
+    ];
+    await context.route("**/api/incidents", (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ incidents }) }),
+    );
+    const page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.locator("#incident-list li").count()).toBe(4);
+    expect((await incidentsOf(page)).map(({ badge, name, meta }) => ({ badge, name, meta }))).toEqual([
+      { badge: "firing", name: "PaymentHighErrorRate", meta: ["critical", "payment-service", "answered"] },
+      { badge: "silenced", name: "PaymentLatencyHigh", meta: ["critical", "payment-service", "answered"] },
+      {
+        badge: "resolved",
+        name: "PaymentErrorsHigh",
+        meta: ["critical", "payment-service", "answered", "resolved while silenced"],
+      },
+      { badge: "resolved", name: "OrderLatencyHigh", meta: ["critical", "payment-service", "answered"] },
+    ]);
+    expect(await page.locator("#firing-count").textContent()).toBe("1 firing");
+    expect((await lowContrast(page)).failing).toEqual([]);
+    await context.close();
+  });
 });

@@ -44,6 +44,14 @@ export const UPKEEP_VARS = {
     .describe(
       'How often each process asks toolsets.kubernetes again which tools its credentials may use ("30s", "5m"; default 5m; the first review runs at start)',
     ),
+  OPSPILOT_INCIDENT_RECONCILE_INTERVAL: z
+    .string()
+    .regex(DURATION_PATTERN, { error: DURATION_HINT })
+    .refine((value) => parseDuration(value) !== undefined, { error: DURATION_HINT })
+    .optional()
+    .describe(
+      'How often firing incidents are checked against Alertmanager (toolsets.alertmanager), so a silenced incident whose alerts ended resolves ("30s", "5m"; unset: 60s; the first check runs at start)',
+    ),
   OPSPILOT_CHECKPOINTS: z
     .enum(["history", "latest"], { error: "must be history or latest" })
     .default("history")

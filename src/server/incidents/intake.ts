@@ -31,7 +31,7 @@ export function startAlertIntake(app: App, logger: Logger): RunningIntake {
     user,
     briefing: briefingOf(app, logger),
     onDelivery: (incidentId, outcome) => app.writeBack.delivered(incidentId, outcome),
-    onResolved: (incidentId) => app.postmortems.onResolved(incidentId),
+    onResolved: app.announceResolved,
   });
   const secret = app.env.OPSPILOT_PAGERDUTY_SECRET;
   const alerts: AlertIntake = {

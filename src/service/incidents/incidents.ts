@@ -4,6 +4,8 @@ import type { IncidentRow, Storage } from "../../storage/types.js";
 import { firstMessage, type IncidentBriefing } from "./briefing.js";
 import type { IncidentWorker } from "./worker.js";
 import { recordDelivery } from "./delivery-log.js";
+import { incidentState, resolutionOf, type IncidentState } from "./incident-state.js";
+import type { IncidentResolution } from "../../storage/incidents/incident-store.js";
 
 /** One delivery of an alert group, already parsed from its source's format. */
 export interface AlertDelivery {
@@ -31,13 +33,20 @@ export type DeliveryOutcome = "opened" | "follow_up" | "resolved" | "unchanged";
 export interface IncidentView {
   incidentId: string;
   source: string;
-  status: IncidentRow["status"];
+  /** `firing`; `silenced` while its alerts are seen silenced; `resolved` once ended. */
+  status: IncidentState;
   alertname: string;
   severity: string | null;
   labels: Record<string, string>;
   startsAt: string;
-  /** ISO 8601, or null while firing. */
+  /** ISO 8601 of when its alerts were seen silenced (kept once resolved), or null. */
+  silencedAt: string | null;
+  /** The silences seen holding its alerts (empty when none or unknown). */
+  silenceIds: string[];
+  /** ISO 8601, or null while open. */
   resolvedAt: string | null;
+  /** How it ended: `alert_resolved` (its source said so) or `resolved_while_silenced`; null while open. */
+  resolution: IncidentResolution | null;
   threadId: string;
   /** The thread's investigation: `queued` until its message runs, then as the thread list reports it. */
   investigation: { status: "queued" | "running" | "interrupted" | "finished"; stopReason: string | null };
@@ -71,8 +80,8 @@ export function createIncidents(options: {
   briefing?: IncidentBriefing;
   /** Told what each delivery did (write-back: the Slack thread's parent, the resolution); must return at once. */
   onDelivery?: (incidentId: string, outcome: DeliveryOutcome) => void;
-  /** Told of each incident a delivery resolved (the postmortem draft); must return at once. */
-  onResolved?: (incidentId: string) => void;
+  /** Told of each incident a delivery resolved, as stored then (the resolved notice); must return at once. */
+  onResolved?: (incident: IncidentRow) => void;
 }) {
   const { storage, worker, user } = options;
 
@@ -88,7 +97,10 @@ export function createIncidents(options: {
     if (applied.outcome !== "unchanged") void worker.kick();
     await recordDelivery(storage, applied, delivery);
     options.onDelivery?.(applied.incidentId, applied.outcome);
-    if (applied.outcome === "resolved") options.onResolved?.(applied.incidentId);
+    if (applied.outcome === "resolved" && options.onResolved) {
+      const incident = await storage.incidents.getIncident(applied.incidentId);
+      if (incident) options.onResolved(incident);
+    }
     return applied;
   }
 
@@ -148,12 +160,15 @@ export function createIncidents(options: {
     return {
       incidentId: incident.incidentId,
       source: incident.source,
-      status: incident.status,
+      status: incidentState(incident),
       alertname: incident.alertname,
       severity: incident.severity ?? null,
       labels: incident.labels,
       startsAt: incident.startsAt,
+      silencedAt: incident.silencedAt === undefined ? null : new Date(incident.silencedAt).toISOString(),
+      silenceIds: incident.silenceIds ?? [],
       resolvedAt: incident.resolvedAt === undefined ? null : new Date(incident.resolvedAt).toISOString(),
+      resolution: resolutionOf(incident),
       threadId: incident.threadId,
       investigation: {
         status,

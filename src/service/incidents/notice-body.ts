@@ -1,32 +1,57 @@
 import type { StopReason } from "../../contracts/stop-reasons.js";
-import type { IncidentRow } from "../../storage/types.js";
+import type { IncidentResolution, IncidentRow } from "../../storage/incidents/incident-store.js";
+import { incidentState, resolutionOf, resolutionWords, type IncidentState } from "./incident-state.js";
 import { noticeBody, type ChatWebhookFormat } from "../notices/chat-webhook-body.js";
 import { copiedQuotes, threadLink, type PauseEvent } from "../notices/pause-webhook-body.js";
 
 /** How the body of an incident notice is shaped: generic JSON, or a chat's text message. */
 export type IncidentWebhookFormat = "json" | ChatWebhookFormat;
 
-/** The generic JSON notice of an incident's run that answered or paused. */
-export interface IncidentNotice {
+/** What every incident notice carries: the incident, where it stands, its thread and a summary. */
+interface IncidentNoticeBase {
   type: "incident";
-  /** `answered`: a run on the incident's thread ended; `paused`: it waits for a person. */
-  event: "answered" | "paused";
   incidentId: string;
   /** Where the alert came from (`alertmanager`). */
   source: string;
   alertname: string;
   severity: string | null;
-  /** The incident's status when the notice was made. */
-  status: IncidentRow["status"];
+  /** Where the incident stood when the notice was made: `firing`, `silenced` or `resolved`. */
+  status: IncidentState;
   threadId: string;
-  runId: string;
   /** The web page opened on the incident's thread. */
   link: string;
+}
+
+/** The generic JSON notice of an incident's run that answered or paused. */
+export interface IncidentRunNotice extends IncidentNoticeBase {
+  /** `answered`: a run on the incident's thread ended; `paused`: it waits for a person. */
+  event: "answered" | "paused";
+  runId: string;
   /** The run's stop reason; `interrupted` for a pause. */
   stopReason: StopReason;
   /** The run's final answer, or the pause's reason and waiting calls; masked as the events are, and cut. */
   summary: string;
 }
+
+/** The generic JSON notice of an incident that ended. */
+export interface IncidentResolvedNotice extends IncidentNoticeBase {
+  event: "resolved";
+  /** No run ends an incident: always null. */
+  runId: null;
+  /** No run ends an incident: always null. */
+  stopReason: null;
+  /** How it ended: its source said so, or its silenced alerts were found gone. */
+  resolution: IncidentResolution;
+  /** ISO 8601. */
+  resolvedAt: string;
+  /** How it ended, in a sentence. */
+  summary: string;
+  /** The incident's postmortem draft (Markdown, `GET /api/incidents/:id/postmortem`). */
+  postmortem: string;
+}
+
+/** An incident notice, told apart by `event`. */
+export type IncidentNotice = IncidentRunNotice | IncidentResolvedNotice;
 
 /** Longest summary a notice carries, in characters (an ellipsis marks a cut). */
 export const INCIDENT_SUMMARY_MAX_CHARS = 1_500;
@@ -62,39 +87,79 @@ export function answerSummary(answer: string): string {
 /** The generic notice of a run on `incident`'s thread. */
 export function incidentNotice(options: {
   incident: IncidentRow;
-  event: IncidentNotice["event"];
+  event: IncidentRunNotice["event"];
   runId: string;
   stopReason: StopReason;
   summary: string;
   /** Base URL of the web page, for the thread link. */
   publicUrl: string;
-}): IncidentNotice {
-  const { incident } = options;
+}): IncidentRunNotice {
+  return {
+    ...noticeBase(options.incident, options.publicUrl),
+    event: options.event,
+    runId: options.runId,
+    stopReason: options.stopReason,
+    summary: options.summary,
+  };
+}
+
+/** The notice of a resolved incident: how it ended and when (an incident not resolved is a `TypeError`). */
+export function resolvedNotice(incident: IncidentRow, publicUrl: string): IncidentResolvedNotice {
+  const resolution = resolutionOf(incident);
+  if (resolution === null || incident.resolvedAt === undefined)
+    throw new TypeError(`incident ${incident.incidentId} is not resolved`);
+  return {
+    ...noticeBase(incident, publicUrl),
+    event: "resolved",
+    runId: null,
+    stopReason: null,
+    resolution,
+    resolvedAt: new Date(incident.resolvedAt).toISOString(),
+    summary: resolvedSummary(incident, resolution),
+    postmortem: `${publicUrl.replace(/\/?$/, "/")}api/incidents/${encodeURIComponent(incident.incidentId)}/postmortem`,
+  };
+}
+
+function noticeBase(incident: IncidentRow, publicUrl: string): IncidentNoticeBase {
   return {
     type: "incident",
-    event: options.event,
     incidentId: incident.incidentId,
     source: incident.source,
     alertname: incident.alertname,
     severity: incident.severity ?? null,
-    status: incident.status,
+    status: incidentState(incident),
     threadId: incident.threadId,
-    runId: options.runId,
-    link: threadLink(options.publicUrl, incident.threadId),
-    stopReason: options.stopReason,
-    summary: options.summary,
+    link: threadLink(publicUrl, incident.threadId),
   };
+}
+
+/** How the incident ended, in a sentence. */
+function resolvedSummary(incident: IncidentRow, resolution: IncidentResolution): string {
+  switch (resolution) {
+    case "alert_resolved":
+      return `${incident.alertname} resolved: ${incident.source} reports every alert of the group ended.`;
+    case "resolved_while_silenced": {
+      const silences = incident.silenceIds?.length ? ` (silence ${incident.silenceIds.join(", ")})` : "";
+      return `${incident.alertname} resolved while silenced${silences}: Alertmanager no longer reports its alerts.`;
+    }
+    default: {
+      const _exhaustive: never = resolution;
+      return _exhaustive;
+    }
+  }
 }
 
 /** The notice as a few lines of plain text, for chat webhooks: what happened to which alert, the summary, the link. */
 export function incidentText(notice: IncidentNotice): string {
   const tags = [notice.severity, notice.status].filter((tag) => tag !== null).join(", ");
   const [icon, happened] =
-    notice.event === "paused"
-      ? ["⏸", "opspilot is waiting for a person"]
-      : notice.stopReason === "final_answer"
-        ? ["✅", "opspilot answered"]
-        : ["⚠", `opspilot stopped (${notice.stopReason})`];
+    notice.event === "resolved"
+      ? ["🟢", resolutionWords(notice.resolution)]
+      : notice.event === "paused"
+        ? ["⏸", "opspilot is waiting for a person"]
+        : notice.stopReason === "final_answer"
+          ? ["✅", "opspilot answered"]
+          : ["⚠", `opspilot stopped (${notice.stopReason})`];
   return [
     `${icon} ${notice.alertname} [${tags}]: ${happened}`,
     notice.summary,

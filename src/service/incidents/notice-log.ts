@@ -42,7 +42,7 @@ export function logNotice(
     incidentId: notice.incidentId,
     channel,
     event: notice.event,
-    runId: notice.runId,
+    runId: notice.runId ?? undefined,
     summary: notice.summary,
     ok: outcome.ok,
     ...(outcome.ok ? {} : { failure: outcome.failure }),

@@ -6,6 +6,7 @@ import { StopReasonSchema } from "../../contracts/stop-reasons.js";
 import { formatZodIssues } from "../../contracts/zod-issues.js";
 import { MASK_TOKENS, maskSensitive } from "../../tools/masking/mask.js";
 import type { IncidentAnswer } from "./reports.js";
+import { diagnosisOf } from "./diagnosis.js";
 import { threadLink } from "../notices/pause-webhook-body.js";
 
 /** The store namespace under which each kind of incident keeps its conclusions: `[...this, incidentLikeKey(...)]`. */
@@ -26,6 +27,12 @@ const PAGE = 100;
 /** Characters of one conclusion put in a first message; the link leads to the rest. */
 const CONCLUSION_CHARS = 600;
 
+/** Characters of what one piece of evidence showed, or of one action's outcome, put in a first message. */
+const DETAIL_CHARS = 160;
+
+/** Pieces of evidence, and actions, put in a first message per past incident. */
+const DETAILS_SHOWN = 3;
+
 /** What an incident's investigation concluded, as the store keeps it (key: the incident id). */
 export const PastConclusionSchema = z.object({
   incidentId: z.string().min(1).describe("The incident whose run concluded."),
@@ -33,7 +40,24 @@ export const PastConclusionSchema = z.object({
   labels: z.record(z.string(), z.string()).describe("The alert group's labels."),
   threadId: z.string().min(1).describe("The incident's thread."),
   link: z.string().min(1).describe("Where a person opens the thread."),
-  conclusion: z.string().describe("The run's last assistant message."),
+  conclusion: z.string().describe("The investigation's answer: its diagnosis, not an action's report."),
+  // Optional: conclusions kept before these existed hold the answer alone.
+  evidence: z
+    .array(z.object({ callId: z.string(), tool: z.string(), showed: z.string() }))
+    .optional()
+    .describe("The reads the answer rests on: call id, tool and what the result showed."),
+  actions: z
+    .array(
+      z.object({
+        callId: z.string(),
+        tool: z.string(),
+        ok: z.boolean(),
+        outcome: z.string(),
+        approvedBy: z.array(z.string()),
+      }),
+    )
+    .optional()
+    .describe("The writes that ran on the thread, with their outcome and who approved them."),
   stopReason: StopReasonSchema.describe("How the run ended."),
   at: z.number().int().nonnegative().describe("When it concluded, milliseconds since the epoch."),
 });
@@ -130,13 +154,39 @@ function cut(text: string, max: number): string {
   return `${kept}…`;
 }
 
-/** One past incident as two lines of the section: its time, link and how it ended; then its conclusion, indented. */
+/** Text masked, then put on one line and cut to `max` characters (mask first: a cut could leave half a secret no pattern knows). */
+function oneLine(text: string, max: number): string {
+  return cut(maskSensitive(text).replace(/\s+/g, " ").trim(), max);
+}
+
+/** The evidence and actions of a past incident, as indented lines (none when it kept none). */
+function detailLines(conclusion: PastConclusion): string[] {
+  const evidence = (conclusion.evidence ?? [])
+    .slice(0, DETAILS_SHOWN)
+    .map((read) => `${read.tool} [${read.callId}] showed ${oneLine(read.showed, DETAIL_CHARS)}`);
+  const actions = (conclusion.actions ?? []).slice(0, DETAILS_SHOWN).map((action) => {
+    const approved = action.approvedBy.length > 0 ? `, approved by ${action.approvedBy.join(" and ")}` : "";
+    const outcome = `${action.ok ? "ok" : "failed"}: ${oneLine(action.outcome, DETAIL_CHARS)}`;
+    return `${action.tool} [${action.callId}]${approved}, ${outcome}`;
+  });
+  return [
+    ...(evidence.length > 0 ? [`  Evidence: ${evidence.join("; ")}`] : []),
+    ...(actions.length > 0 ? [`  Done: ${actions.join("; ")}`] : []),
+  ];
+}
+
+/**
+ * One past incident as lines of the section: its time, link and how it ended; then its diagnosis,
+ * indented; then, when kept, the evidence it cited and what was done.
+ */
 function entry(conclusion: PastConclusion): string {
   const ended = conclusion.stopReason === "final_answer" ? "" : ` (stopped: ${conclusion.stopReason})`;
-  // Mask first, cut second: a cut could leave half a secret no pattern knows.
-  const masked = maskSensitive(conclusion.conclusion).replace(/\s+/g, " ").trim();
-  const text = cut(masked, CONCLUSION_CHARS) || "(no conclusion)";
-  return `- ${utcMinute(conclusion.at)} UTC, ${maskSensitive(conclusion.link)}${ended}\n  ${text}`;
+  const text = oneLine(conclusion.conclusion, CONCLUSION_CHARS) || "(no conclusion)";
+  return [
+    `- ${utcMinute(conclusion.at)} UTC, ${maskSensitive(conclusion.link)}${ended}`,
+    `  ${text}`,
+    ...detailLines(conclusion),
+  ].join("\n");
 }
 
 /**
@@ -150,15 +200,27 @@ export function pastIncidentsText(conclusions: readonly PastConclusion[]): strin
   return ["Past incidents like this one (newest first):", ...conclusions.map(entry)].join("\n");
 }
 
-/** The conclusion an incident's answered run leaves, linked on the page at `publicUrl`. */
-export function conclusionOf(report: IncidentAnswer, publicUrl: string): PastConclusion {
+/**
+ * The conclusion an incident's thread has come to when one of its runs ended, linked on the page at
+ * `publicUrl`: the diagnosis read from the thread's events (`diagnosisOf`; the run's own answer when
+ * none answered), the evidence it cited and the writes that ran with who approved them. `isWrite`
+ * tells writes from reads (the registry's `readOnly: false`).
+ */
+export function conclusionOf(
+  report: IncidentAnswer,
+  publicUrl: string,
+  isWrite?: (tool: string) => boolean,
+): PastConclusion {
+  const diagnosis = diagnosisOf(report.events, isWrite);
   return {
     incidentId: report.incident.incidentId,
     alertname: report.incident.alertname,
     labels: report.incident.labels,
     threadId: report.threadId,
     link: threadLink(publicUrl, report.threadId),
-    conclusion: report.answer,
+    conclusion: diagnosis.answer || report.answer,
+    evidence: diagnosis.evidence,
+    actions: diagnosis.actions,
     stopReason: report.stopReason,
     at: report.at,
   };

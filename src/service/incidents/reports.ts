@@ -7,8 +7,11 @@ import {
   incidentNotice,
   incidentWebhookBody,
   pauseSummary,
+  resolvedNotice,
+  type IncidentNotice,
   type IncidentWebhookFormat,
 } from "./notice-body.js";
+import { silenceOf } from "./silence-marks.js";
 import { incidentIdOfThread } from "./incidents.js";
 import type { Logger } from "../observability/logger.js";
 import { createWebhookDelivery, WEBHOOK_CLOSE_GRACE_MS, type WebhookRetries } from "../notices/webhook-delivery.js";
@@ -25,6 +28,8 @@ export interface IncidentAnswer {
   answer: string;
   /** Epoch ms the run's end was seen. */
   at: number;
+  /** The thread's recorded events up to the run's end (masked), every run's: what the diagnosis is read from. */
+  events: RunEvent[];
 }
 
 /** Where incident notices go. */
@@ -41,7 +46,8 @@ export interface IncidentWebhook extends WebhookRetries {
 export interface IncidentReportsOptions {
   /** The incidents, and the recorded events a notice is checked against and summarised from. */
   storage: {
-    incidents: Pick<IncidentStore, "getIncident">;
+    /** `setIncidentSilence`, when given, records the silences an incident's thread made (`silence-marks.ts`). */
+    incidents: Pick<IncidentStore, "getIncident"> & Partial<Pick<IncidentStore, "setIncidentSilence">>;
     eventsAfter(threadId: string, afterSeq: number): Promise<RunEvent[]>;
     /** Where each notice sent (or given up) is logged for the incident's timeline. */
     incidentLog?: Pick<IncidentLogStore, "appendIncidentLog">;
@@ -58,6 +64,8 @@ export interface IncidentReportsOptions {
 export interface IncidentReports {
   /** Sees every recorded event (the runtime's `onEvent`); acts on the run ends and pauses of incident threads. */
   observe(event: RunEvent): void;
+  /** POSTs the notice of a resolved incident in the background (none without a webhook); never throws. */
+  resolved(incident: IncidentRow): void;
   /** Resolves once every report started so far was made or given up. */
   idle(): Promise<void>;
   /** Waits up to `graceMs` for the reports under way, then abandons the rest (logged); later events are ignored. */
@@ -79,7 +87,7 @@ type Reported = Extract<RunEvent, { type: "loop_interrupt" | "run_finished" }>;
  */
 export function createIncidentReports(options: IncidentReportsOptions): IncidentReports {
   const { storage, logger, webhook, onAnswer } = options;
-  const delivery = createWebhookDelivery({ ...webhook, logger });
+  const delivery = createWebhookDelivery({ ...webhook, logger, target: "incident notices" });
   const seen = new Set<string>();
   // Pauses matter only to the webhook; run ends also to the hook.
   const wanted = { pauses: webhook !== undefined, ends: webhook !== undefined || onAnswer !== undefined };
@@ -108,8 +116,17 @@ export function createIncidentReports(options: IncidentReportsOptions): Incident
       return;
     }
     const answer = finalAnswer(recorded, event);
+    const events = recorded.filter((earlier) => earlier.seq <= event.seq);
     await Promise.all([
-      tell({ incident, threadId: event.threadId, runId: event.runId, stopReason: event.stopReason, answer, at }),
+      tell({
+        incident,
+        threadId: event.threadId,
+        runId: event.runId,
+        stopReason: event.stopReason,
+        answer,
+        at,
+        events,
+      }),
       send({
         incident,
         runId: event.runId,
@@ -121,17 +138,32 @@ export function createIncidentReports(options: IncidentReportsOptions): Incident
   }
 
   async function send(what: Omit<Parameters<typeof incidentNotice>[0], "publicUrl">): Promise<void> {
+    if (webhook) await post(incidentNotice({ ...what, publicUrl: webhook.publicUrl }));
+  }
+
+  async function post(notice: IncidentNotice): Promise<void> {
     if (!webhook) return;
-    const notice = incidentNotice({ ...what, publicUrl: webhook.publicUrl });
-    const outcome = await delivery.post(webhook.url, incidentWebhookBody(notice, webhook.format ?? "json"));
+    const what =
+      notice.event === "resolved"
+        ? "resolution"
+        : `${notice.event === "paused" ? "pause" : "answer"} of run ${notice.runId}`;
+    // Logged once per outage of the target (and once when it recovers), not once per notice.
+    const outcome = await delivery.post(
+      webhook.url,
+      incidentWebhookBody(notice, webhook.format ?? "json"),
+      (failure) => `incident webhook: could not announce the ${what} of incident ${notice.incidentId} (${failure})`,
+    );
     await logNotice(storage.incidentLog, { notice, channel: webhook.format ?? "json", outcome }).catch(
       (error: unknown) => logger.error("incident notice not logged", error),
     );
-    if (outcome.ok) return;
-    const kind = notice.event === "paused" ? "pause" : "answer";
-    logger.error(
-      `incident webhook: could not announce the ${kind} of run ${notice.runId} of incident ${notice.incidentId} (${outcome.failure})`,
-    );
+  }
+
+  /** Records the silence an incident's thread made, so the incident shows silenced and is reconciled at once. */
+  async function markSilence(event: Extract<RunEvent, { type: "tool_result" }>, incidentId: string): Promise<void> {
+    const silence = silenceOf(event, Date.now());
+    const incident = silence && (await storage.incidents.getIncident(incidentId));
+    if (silence && incident?.threadId === event.threadId)
+      await storage.incidents.setIncidentSilence?.(incidentId, silence);
   }
 
   async function tell(answer: IncidentAnswer): Promise<void> {
@@ -149,6 +181,11 @@ export function createIncidentReports(options: IncidentReportsOptions): Incident
   return {
     observe(event) {
       try {
+        if (event.type === "tool_result" && !delivery.closed) {
+          const incidentId = incidentIdOfThread(event.threadId);
+          if (incidentId) delivery.run("incident silence not recorded", () => markSilence(event, incidentId));
+          return;
+        }
         if (delivery.closed || (event.type !== "loop_interrupt" && event.type !== "run_finished")) return;
         // The thread's name first: every event of every run passes here, and most threads are no incident's.
         const incidentId = incidentIdOfThread(event.threadId);
@@ -159,6 +196,10 @@ export function createIncidentReports(options: IncidentReportsOptions): Incident
       } catch (error) {
         logger.error("incident report failed", error);
       }
+    },
+    resolved(incident) {
+      if (!webhook || delivery.closed) return;
+      delivery.run("incident resolution notice failed", () => post(resolvedNotice(incident, webhook.publicUrl)));
     },
     idle: () => delivery.idle(),
     close: (graceMs = WEBHOOK_CLOSE_GRACE_MS) => delivery.close(graceMs),

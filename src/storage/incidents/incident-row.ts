@@ -1,4 +1,4 @@
-import type { IncidentMessage, IncidentRow, NewIncident } from "../types.js";
+import type { IncidentMessage, IncidentResolution, IncidentRow, NewIncident } from "./incident-store.js";
 
 /** Columns of `opspilot_incidents`, in the order `incidentValues` gives them. */
 export const INCIDENT_COLUMNS =
@@ -37,6 +37,10 @@ export function incidentFromRow(row: Record<string, unknown>): IncidentRow {
     ...(row.resolved_at === null ? {} : { resolvedAt: Number(row.resolved_at) }),
     fingerprints: JSON.parse(row.fingerprints as string) as string[],
     createdAt: Number(row.created_at),
+    // Rows written before these columns existed hold NULL (or lack them).
+    ...(row.silenced_at === null || row.silenced_at === undefined ? {} : { silencedAt: Number(row.silenced_at) }),
+    ...(typeof row.silence_ids === "string" ? { silenceIds: JSON.parse(row.silence_ids) as string[] } : {}),
+    ...(typeof row.resolution === "string" ? { resolution: row.resolution as IncidentResolution } : {}),
   };
 }
 
@@ -49,6 +53,11 @@ export function incidentMessageFromRow(row: Record<string, unknown>): IncidentMe
     kind: row.kind as IncidentMessage["kind"],
     message: row.message as string,
   };
+}
+
+/** The columns a silence sets (`setIncidentSilence`): `silenced_at`, `silence_ids`, in that order. */
+export function silenceValues(silence: { at: number; silenceIds: string[] } | null): [number | null, string | null] {
+  return silence ? [silence.at, JSON.stringify([...new Set(silence.silenceIds)].sort())] : [null, null];
 }
 
 /** Firing first, then newest first. */
@@ -64,4 +73,9 @@ export function latestIncidentSql(placeholders: [string, string]): string {
   return `SELECT i.*, (SELECT COUNT(*) FROM opspilot_incidents c WHERE c.source = i.source AND c.group_key = i.group_key)
     AS episodes FROM opspilot_incidents i WHERE i.source = ${placeholders[0]} AND i.group_key = ${placeholders[1]}
     ORDER BY i.created_at DESC, i.incident_id DESC LIMIT 1`;
+}
+
+/** The `resolution` column a change writes: its own when it resolves (the source's word by default), else NULL. */
+export function resolutionOf(change: { status: string; resolution?: IncidentResolution }): IncidentResolution | null {
+  return change.status === "resolved" ? (change.resolution ?? "alert_resolved") : null;
 }

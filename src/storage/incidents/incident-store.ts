@@ -20,10 +20,30 @@ export interface IncidentRow {
   fingerprints: string[];
   /** Epoch ms of the first delivery. */
   createdAt: number;
+  /** Epoch ms its alerts were seen silenced (an approved silence, or Alertmanager's own word); absent while they fire unsilenced. */
+  silencedAt?: number;
+  /** The ids of the silences that hold its alerts, when known. */
+  silenceIds?: string[];
+  /** How it ended; absent while open, and on incidents resolved before it was kept (their source said so). */
+  resolution?: IncidentResolution;
+}
+
+/** How an incident ended: its source reported it resolved, or its silenced alerts were found gone. */
+export type IncidentResolution = "alert_resolved" | "resolved_while_silenced";
+
+/** A silence seen holding an incident's alerts. */
+export interface IncidentSilence {
+  /** Epoch ms it was seen. */
+  at: number;
+  /** The silences' ids (may be empty when unknown). */
+  silenceIds: string[];
 }
 
 /** A new incident with its thread's owner and first message, stored all or none. */
-export interface NewIncident extends Omit<IncidentRow, "status" | "resolvedAt"> {
+export interface NewIncident extends Omit<
+  IncidentRow,
+  "status" | "resolvedAt" | "silencedAt" | "silenceIds" | "resolution"
+> {
   /** Owner of the incident's thread. */
   userId: string;
   /** The first message to run on the thread. */
@@ -37,6 +57,8 @@ export interface IncidentChange {
   fingerprints: string[];
   status: IncidentRow["status"];
   resolvedAt?: number;
+  /** How it ended, with a resolution (`alert_resolved` when omitted). */
+  resolution?: IncidentResolution;
   /** The message queued for the thread with the change. */
   message: string;
   /** `run` starts a run with it; `note` only records it in the thread. */
@@ -63,6 +85,11 @@ export interface IncidentStore {
   getIncident(incidentId: string): Promise<IncidentRow | undefined>;
   /** Firing incidents first, then newest first; at most `limit`. */
   listIncidents(limit: number): Promise<IncidentRow[]>;
+  /**
+   * Records that a firing incident's alerts are silenced (`silence`), or that they fire unsilenced
+   * again (`null`); false when the incident is not firing (or unknown), and nothing changes.
+   */
+  setIncidentSilence(incidentId: string, silence: IncidentSilence | null): Promise<boolean>;
   /** Every message not yet delivered to its thread, oldest first. */
   pendingIncidentMessages(): Promise<IncidentMessage[]>;
   /** Marks a message delivered. */

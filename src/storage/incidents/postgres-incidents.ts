@@ -8,6 +8,8 @@ import {
   incidentValues,
   latestIncidentSql,
   PENDING_MESSAGES_SQL,
+  resolutionOf,
+  silenceValues,
 } from "./incident-row.js";
 import { DELIVERY_MEMORY_MS, type IncidentStore } from "../types.js";
 
@@ -44,13 +46,14 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
     changeIncident: (change) =>
       inTransaction(pool, async (client) => {
         const updated = await client.query(
-          "UPDATE opspilot_incidents SET fingerprints = $1, status = $2, resolved_at = $3 WHERE incident_id = $4 AND fingerprints = $5 AND status = 'firing'",
+          "UPDATE opspilot_incidents SET fingerprints = $1, status = $2, resolved_at = $3, resolution = $6 WHERE incident_id = $4 AND fingerprints = $5 AND status = 'firing'",
           [
             JSON.stringify(change.fingerprints),
             change.status,
             change.resolvedAt ?? null,
             change.incidentId,
             JSON.stringify(change.expectedFingerprints),
+            resolutionOf(change),
           ],
         );
         if (updated.rowCount !== 1) return false;
@@ -77,6 +80,14 @@ export function postgresIncidents(pool: pg.Pool): IncidentStore {
         [limit],
       );
       return rows.map(incidentFromRow);
+    },
+
+    async setIncidentSilence(incidentId, silence) {
+      const updated = await pool.query(
+        "UPDATE opspilot_incidents SET silenced_at = $1, silence_ids = $2 WHERE incident_id = $3 AND status = 'firing'",
+        [...silenceValues(silence), incidentId],
+      );
+      return updated.rowCount === 1;
     },
 
     async pendingIncidentMessages() {

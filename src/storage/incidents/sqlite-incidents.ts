@@ -8,6 +8,8 @@ import {
   incidentValues,
   latestIncidentSql,
   PENDING_MESSAGES_SQL,
+  resolutionOf,
+  silenceValues,
 } from "./incident-row.js";
 import { DELIVERY_MEMORY_MS, type IncidentStore } from "../types.js";
 
@@ -46,12 +48,13 @@ export function sqliteIncidents(db: Database, statements: StatementCache): Incid
       const applied = db.transaction(() => {
         const updated = statements
           .get(
-            "UPDATE opspilot_incidents SET fingerprints = ?, status = ?, resolved_at = ? WHERE incident_id = ? AND fingerprints = ? AND status = 'firing'",
+            "UPDATE opspilot_incidents SET fingerprints = ?, status = ?, resolved_at = ?, resolution = ? WHERE incident_id = ? AND fingerprints = ? AND status = 'firing'",
           )
           .run(
             JSON.stringify(change.fingerprints),
             change.status,
             change.resolvedAt ?? null,
+            resolutionOf(change),
             change.incidentId,
             JSON.stringify(change.expectedFingerprints),
           ).changes;
@@ -74,6 +77,16 @@ export function sqliteIncidents(db: Database, statements: StatementCache): Incid
     async listIncidents(limit) {
       const rows = statements.get(`SELECT * FROM opspilot_incidents ${INCIDENT_ORDER} LIMIT ?`).all(limit) as Row[];
       return rows.map(incidentFromRow);
+    },
+
+    async setIncidentSilence(incidentId, silence) {
+      return (
+        statements
+          .get(
+            "UPDATE opspilot_incidents SET silenced_at = ?, silence_ids = ? WHERE incident_id = ? AND status = 'firing'",
+          )
+          .run(...silenceValues(silence), incidentId).changes === 1
+      );
     },
 
     async pendingIncidentMessages() {

@@ -75,6 +75,9 @@ CREATE TABLE IF NOT EXISTS opspilot_incidents (
 -- A group has one incident per episode (firing until resolved): tables made when it was unique lose the key.
 ALTER TABLE opspilot_incidents DROP CONSTRAINT IF EXISTS opspilot_incidents_source_group_key_key;
 CREATE INDEX IF NOT EXISTS opspilot_incidents_group ON opspilot_incidents (source, group_key, created_at);
+ALTER TABLE opspilot_incidents ADD COLUMN IF NOT EXISTS silenced_at BIGINT;
+ALTER TABLE opspilot_incidents ADD COLUMN IF NOT EXISTS silence_ids TEXT;
+ALTER TABLE opspilot_incidents ADD COLUMN IF NOT EXISTS resolution TEXT;
 CREATE TABLE IF NOT EXISTS opspilot_incident_messages (
   incident_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
   created_at BIGINT NOT NULL, delivered_at BIGINT, PRIMARY KEY (incident_id, seq));

@@ -94,6 +94,9 @@ const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string
   { table: "opspilot_threads", column: "title", type: "TEXT" },
   { table: "opspilot_decisions", column: "approvals", type: "TEXT" },
   { table: "opspilot_runs", column: "model_error", type: "TEXT" },
+  { table: "opspilot_incidents", column: "silenced_at", type: "INTEGER" },
+  { table: "opspilot_incidents", column: "silence_ids", type: "TEXT" },
+  { table: "opspilot_incidents", column: "resolution", type: "TEXT" },
 ];
 
 /**
