@@ -106,6 +106,10 @@ function entryText(entry) {
       return `Run ended: ${entry.stopReason}`;
     case "notice":
       return `Notice ${entry.event} via ${entry.channel}${entry.ok ? "" : ` (not delivered)`}`;
+    case "silenced":
+      return `Alerts silenced (${entry.silenceIds.join(", ")})`;
+    case "resolved":
+      return "Resolved while silenced: Alertmanager no longer listed its alerts";
     default:
       return entry.kind;
   }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import type { IncidentView } from "../../src/service/incidents/incidents.js";
+import type { IncidentTimeline } from "../../src/service/postmortem/timeline-entry.js";
 import { ALERT_TOKEN, startAlertServer, tempDirectory, type AlertServer } from "../fixtures/alert-server.js";
 import { pauseOf } from "../fixtures/mcp-app.js";
 import { monitoringBinariesPresent, startMonitoringStack, type MonitoringStack } from "../fixtures/monitoring-stack.js";
@@ -224,7 +225,35 @@ describe.skipIf(!monitoringBinariesPresent)(
         resolution: "resolved_while_silenced",
         resolvedAt: resolved.resolvedAt,
         summary: `PaymentErrorsHigh resolved while silenced (silence ${silenceId}): Alertmanager no longer reports its alerts.`,
+        postmortem: `https://ops.example.com/api/incidents/${incident!.incidentId}/postmortem`,
       });
+
+      // The timeline holds each of those, with their times, in order.
+      const timeline = (await (
+        await server.operator.request("GET", `/api/incidents/${incident!.incidentId}/timeline`)
+      ).json()) as IncidentTimeline;
+      const kinds = timeline.entries.map((entry) => entry.kind);
+      expect(timeline.status).toBe("resolved");
+      expect(kinds[0]).toBe("alert");
+      for (const kind of ["step", "conclusion", "pause", "answer", "action", "silenced", "resolved", "notice"])
+        expect(kinds).toContain(kind);
+      expect(timeline.entries.find((entry) => entry.kind === "answer")).toMatchObject({
+        by: "olivia",
+        action: "approve",
+      });
+      expect(timeline.entries.find((entry) => entry.kind === "resolved")).toMatchObject({
+        at: resolved.resolvedAt,
+        resolution: "resolved_while_silenced",
+      });
+      const times = timeline.entries.map((entry) => entry.at);
+      expect([...times].sort()).toEqual(times);
+      // The postmortem draft names the approver and cites the call id of the query result it states.
+      const postmortem = await (
+        await server.operator.request("GET", `/api/incidents/${incident!.incidentId}/postmortem`)
+      ).text();
+      expect(postmortem).toContain("approved by olivia (operator)");
+      expect(postmortem).toContain(`[\`${reads[0]!.id}\`]`);
+      expect(postmortem).toContain("Resolved while silenced");
 
       // The engineer lifts the silence; the alert fires again: the next incident starts from the first one's diagnosis.
       await fetch(`${stack.alertmanagerUrl}/api/v2/silence/${silenceId}`, { method: "DELETE" });

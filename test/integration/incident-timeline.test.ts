@@ -63,6 +63,10 @@ describe("an incident's timeline and postmortem draft", () => {
           return `finished ${entry.stopReason}`;
         case "notice":
           return `notice ${entry.event}`;
+        case "silenced":
+          return `silenced ${entry.silenceIds.join(",")}`;
+        case "resolved":
+          return `resolved ${entry.resolution}`;
       }
     });
     expect(seen).toEqual([

@@ -164,6 +164,7 @@ export function incidentText(notice: IncidentNotice): string {
     `${icon} ${notice.alertname} [${tags}]: ${happened}`,
     notice.summary,
     `Thread ${notice.threadId}: ${notice.link}`,
+    ...(notice.event === "resolved" ? [`Postmortem draft: ${notice.postmortem}`] : []),
   ].join("\n");
 }
 

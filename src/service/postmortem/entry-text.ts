@@ -34,6 +34,10 @@ export function entryText(entry: TimelineEntry, link: CallLink): string {
       return `Run ended: ${entry.stopReason}`;
     case "notice":
       return `Notice ${entry.event} via ${entry.channel}${entry.ok ? "" : ` not delivered (${entry.failure ?? "failed"})`}`;
+    case "silenced":
+      return `Alerts silenced (${entry.silenceIds.map(code).join(", ") || "silence unknown"})`;
+    case "resolved":
+      return `Resolved while silenced: Alertmanager no longer listed its alerts`;
     default: {
       const _exhaustive: never = entry;
       return String(_exhaustive);

@@ -1,3 +1,5 @@
+import type { IncidentResolution } from "../../storage/incidents/incident-store.js";
+import type { IncidentState } from "../incidents/incident-state.js";
 import type { ErrorCode } from "../../contracts/observation.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 
@@ -64,7 +66,11 @@ export type TimelineEntry =
     }
   | { kind: "conclusion"; at: string; runId: string; text: string }
   | { kind: "run_finished"; at: string; runId: string; stopReason: StopReason }
-  | { kind: "notice"; at: string; channel: string; event: string; ok: boolean; summary: string; failure?: string };
+  | { kind: "notice"; at: string; channel: string; event: string; ok: boolean; summary: string; failure?: string }
+  /** Its alerts were silenced (an approved silence, or Alertmanager listing them silenced). */
+  | { kind: "silenced"; at: string; silenceIds: string[] }
+  /** Resolved with no word from the source: its silenced alerts were found gone. */
+  | { kind: "resolved"; at: string; resolution: IncidentResolution };
 
 /** One call a pause waited for. */
 export interface PausedCall {
@@ -90,7 +96,7 @@ export interface IncidentTimeline {
   alertname: string;
   severity: string | null;
   labels: Record<string, string>;
-  status: "firing" | "resolved";
+  status: IncidentState;
   impact: ImpactWindow;
   /** Oldest first; entries of one time keep the order they happened in. */
   entries: TimelineEntry[];

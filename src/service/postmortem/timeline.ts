@@ -1,5 +1,6 @@
 import type { RunEvent } from "../../contracts/events.js";
 import type { IncidentLogEntry, IncidentRow, TimedEvent } from "../../storage/types.js";
+import { incidentState } from "../incidents/incident-state.js";
 import type { AlertHappening, ImpactWindow, IncidentTimeline, TimelineEntry, UntimedEntry } from "./timeline-entry.js";
 
 /** Everything opspilot recorded about one incident: its row, its log, its thread's events and records. */
@@ -33,6 +34,11 @@ export function buildTimeline(records: IncidentRecords): IncidentTimeline {
   for (const logged of records.log) add(logged.at, logEntry(logged));
   eventEntries(records, add);
   for (const decision of records.decisions) add(Number(decision.decided_at), answerEntry(decision, records.events));
+  if (incident.silencedAt !== undefined)
+    add(incident.silencedAt, { kind: "silenced", silenceIds: incident.silenceIds ?? [] });
+  // A resolution the source sent is its alert entry; one found by the reconciliation has no delivery.
+  if (incident.resolvedAt !== undefined && incident.resolution === "resolved_while_silenced")
+    add(incident.resolvedAt, { kind: "resolved", resolution: incident.resolution });
   // A stable sort: entries of one millisecond keep the order they were recorded in.
   timed.sort((left, right) => left.ms - right.ms);
   return {
@@ -42,7 +48,7 @@ export function buildTimeline(records: IncidentRecords): IncidentTimeline {
     alertname: incident.alertname,
     severity: incident.severity ?? null,
     labels: incident.labels,
-    status: incident.status,
+    status: incidentState(incident),
     impact: impactWindow(incident, records.log),
     entries: timed.map(({ entry }) => entry),
   };

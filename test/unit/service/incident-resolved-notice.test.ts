@@ -52,6 +52,7 @@ describe("the resolved notice", () => {
       resolvedAt: "2026-12-01T21:05:00.000Z",
       summary:
         "PaymentHighErrorRate resolved while silenced (silence 0f3c-11): Alertmanager no longer reports its alerts.",
+      postmortem: `https://ops.example.com/api/incidents/${INCIDENT_ID}/postmortem`,
     });
   });
 
@@ -67,6 +68,7 @@ describe("the resolved notice", () => {
         "🟢 PaymentHighErrorRate [critical, resolved]: resolved while silenced",
         "PaymentHighErrorRate resolved while silenced (silence 0f3c-11): Alertmanager no longer reports its alerts.",
         `Thread ${THREAD}: https://ops.example.com/?thread=${THREAD}`,
+        `Postmortem draft: https://ops.example.com/api/incidents/${INCIDENT_ID}/postmortem`,
       ].join("\n"),
     );
     expect(() => resolvedNotice(firing, "https://ops.example.com/")).toThrow(TypeError);
