@@ -1,22 +1,22 @@
 // The page's controller: thread id in the address, the thread list, live run streams (with the
 // answer streaming in), pauses, Stop, a message sent while a run works or waits (queued or
 // interrupting), and a reload that redraws the thread from its events.
-import { threadIdFromAddress } from "./address.js";
-import * as api from "./api.js";
-import { apiErrorText, applyStaticLabels, t, toggleLanguage } from "./i18n.js";
-import { IncidentList } from "./incidents.js";
-import { IncidentRecord } from "./incident-record.js";
-import { Multitask } from "./multitask.js";
-import { answerNote } from "./pause-notes.js";
-import { QueuedMessages } from "./queued.js";
-import { followNewest } from "./scroll.js";
-import { SendChoice } from "./send-choice.js";
-import { listenForToken, takeSignIn } from "./sign-in.js";
-import { withPendingPause } from "./run-follower.js";
-import { RunStreams } from "./streams.js";
-import { ThreadPage } from "./thread-page.js";
-import { ThreadList } from "./threads.js";
-import { Transcript } from "./transcript.js";
+import { threadIdFromAddress } from "./lib/address.js";
+import * as api from "./lib/api.js";
+import { apiErrorText, applyStaticLabels, t, toggleLanguage } from "./lib/i18n.js";
+import { IncidentList } from "./lists/incidents.js";
+import { IncidentRecord } from "./lists/incident-record.js";
+import { Multitask } from "./thread/multitask.js";
+import { answerNote } from "./thread/pause-notes.js";
+import { QueuedMessages } from "./thread/queued.js";
+import { followNewest } from "./lib/scroll.js";
+import { SendChoice } from "./thread/send-choice.js";
+import { listenForToken, takeSignIn } from "./lib/sign-in.js";
+import { withPendingPause } from "./thread/run-follower.js";
+import { RunStreams } from "./thread/streams.js";
+import { ThreadPage } from "./thread/thread-page.js";
+import { ThreadList } from "./lists/threads.js";
+import { Transcript } from "./thread/transcript.js";
 
 const byId = (id) => document.getElementById(id);
 const ui = {

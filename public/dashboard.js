@@ -1,11 +1,11 @@
 // The dashboard's controller: the summary over a window of UTC days, the previous window for the
 // trend, and one summary per day for the three headline figures' lines.
-import * as api from "./api.js";
-import { drawFailingTools, drawRunsByStopReason, drawUsage } from "./dashboard-charts.js";
-import { DAY_MS, fetchFigures, renderFigure } from "./dashboard-figures.js";
-import { applyDashboardLabels, dt, formatNumber } from "./dashboard-i18n.js";
-import { h, formatDuration } from "./dom.js";
-import { currentLanguage, stopReasonText, toggleLanguage } from "./i18n.js";
+import * as api from "./lib/api.js";
+import { drawFailingTools, drawRunsByStopReason, drawUsage } from "./dashboard/charts.js";
+import { DAY_MS, fetchFigures, renderFigure } from "./dashboard/figures.js";
+import { applyDashboardLabels, dt, formatNumber } from "./dashboard/i18n.js";
+import { h, formatDuration } from "./lib/dom.js";
+import { currentLanguage, stopReasonText, toggleLanguage } from "./lib/i18n.js";
 
 const byId = (id) => document.getElementById(id);
 const ui = {

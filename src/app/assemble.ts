@@ -32,8 +32,8 @@ import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
-import { noticesOf, type Notices } from "./notices.js";
-import { postmortemsOf, postmortemTools, type Postmortems } from "./postmortems.js";
+import { noticesOf, type Notices } from "./notices/notices.js";
+import { postmortemsOf, postmortemTools, type Postmortems } from "./notices/postmortems.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<

@@ -1,7 +1,7 @@
 import type { OpsPilotGraph } from "../agent/graph.js";
 import type { Env } from "../config/env.js";
 import type { ScheduleConfig } from "../config/schedules-schema.js";
-import { parseDuration } from "../contracts/duration.js";
+import { parseDuration } from "../contracts/formats/duration.js";
 import { createIncidentWorker, type IncidentWorker } from "../service/incidents/worker.js";
 import type { JobRunReport } from "../service/jobs/job.js";
 import {
@@ -21,7 +21,7 @@ import { takeoverJob } from "../service/jobs/takeover.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import { scheduleJobs } from "../service/schedules/schedules.js";
-import { publicUrlOf } from "./notifiers.js";
+import { publicUrlOf } from "./notices/notifiers.js";
 import type { ToolSource } from "../tools/source.js";
 import { accessReviewsOf } from "./sources/kubernetes-source.js";
 import type { IncidentRow, Storage } from "../storage/types.js";

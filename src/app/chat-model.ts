@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { DemoChatModel } from "../demo/index.js";
-import { loadProviderModel, parseModelSpec, type ModelSettings } from "../models/provider.js";
+import { loadProviderModel, parseModelSpec, type ModelSettings } from "../models/providers/provider.js";
 
 /**
  * Builds the chat model the configuration names: the offline demo model (wired here, where the

@@ -1,6 +1,6 @@
 import type { Env } from "../config/env.js";
 import type { ConfigFile } from "../config/schema.js";
-import { parseModelSpec } from "../models/provider.js";
+import { parseModelSpec } from "../models/providers/provider.js";
 import { mcpProbes } from "../service/probes/mcp-probes.js";
 import { modelProbe } from "../service/probes/model-probe.js";
 import type { DependencyProbe } from "../service/probes/probe.js";

@@ -3,7 +3,7 @@ import { ResumeRejectedError } from "../contracts/errors.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import type { StreamEvent } from "../contracts/events.js";
 import type { ErrorCode } from "../contracts/observation.js";
-import { PauseValueSchema, type PauseValue } from "../contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../contracts/pause/pause.js";
 import type { StopReason } from "../contracts/stop-reasons.js";
 import type { RunUser } from "../contracts/user.js";
 import type { MultitaskStrategy } from "../service/runtime/multitask-strategy.js";

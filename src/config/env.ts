@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import { ConfigError } from "../contracts/errors.js";
-import { formatZodIssues } from "../contracts/zod-issues.js";
+import { formatZodIssues } from "../contracts/formats/zod-issues.js";
 import { ACCESS_VARS } from "./env/access-vars.js";
 import { MODEL_VARS } from "./env/model-vars.js";
 import { NOTICE_VARS } from "./env/notice-vars.js";

@@ -3,7 +3,7 @@ import { KNOWN_ROLES } from "../contracts/user.js";
 import { PROFILE_NAME, RunLimitsSchema } from "../contracts/limits.js";
 import { ToolsetsSchema } from "./toolsets-schema.js";
 import { SchedulesSchema } from "./schedules-schema.js";
-import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../contracts/duration.js";
+import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../contracts/formats/duration.js";
 
 /** Characters a tool-name pattern may hold: tool names plus the glob wildcards `*` and `?`. */
 const TOOL_PATTERN = /^[A-Za-z0-9_.:*?-]+$/;

@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { CallDecision, ErrorCode } from "./observation.js";
-import type { CallPreview, EgressNote, MissingField } from "./pause.js";
+import type { CallPreview, EgressNote, MissingField } from "./pause/pause.js";
 
 /** A tool call the model proposed: a parsed call or one whose arguments were not valid JSON. */
 export interface ProposedCall {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorCodeSchema } from "./observation.js";
-import { PauseValueSchema } from "./pause.js";
+import { PauseValueSchema } from "./pause/pause.js";
 import { StopReasonSchema } from "./stop-reasons.js";
 
 const base = { threadId: z.string(), runId: z.string(), seq: z.number().int().positive() };

@@ -1,10 +1,10 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { runChecks, scoreOf } from "./checks/index.js";
-import { openEvalApp } from "./eval-app.js";
+import { openEvalApp } from "./app/eval-app.js";
 import { EvalUsageError } from "./eval-error.js";
 import type { LoadedScenario } from "./load-scenarios.js";
 import { reportScenario, summarize, type EvalReport, type ScenarioRun } from "./report/report.js";
-import { needsOwnApp, runOnOwnApp } from "./own-app.js";
+import { needsOwnApp, runOnOwnApp } from "./app/own-app.js";
 import { runScenario } from "./run-scenario.js";
 import type { Scenario } from "./scenario-schema.js";
 import type { ToolRegistry } from "../tools/registry.js";

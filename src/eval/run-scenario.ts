@@ -1,5 +1,5 @@
 import type { RunEvent } from "../contracts/events.js";
-import type { Decision, PauseValue, ResumeValue, WaitingCall } from "../contracts/pause.js";
+import type { Decision, PauseValue, ResumeValue, WaitingCall } from "../contracts/pause/pause.js";
 import type { RunUser } from "../contracts/user.js";
 import { collectEvents } from "../service/events/recorded-events.js";
 import type { Runtime } from "../service/runtime/runtime.js";

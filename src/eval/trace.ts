@@ -1,5 +1,5 @@
 import type { RunEvent } from "../contracts/events.js";
-import type { PauseValue, ResumeValue } from "../contracts/pause.js";
+import type { PauseValue, ResumeValue } from "../contracts/pause/pause.js";
 import type { MessageView } from "../service/runtime/runtime.js";
 import type { ScriptedPause } from "./scenario-schema.js";
 

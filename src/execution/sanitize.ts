@@ -1,5 +1,5 @@
 import type { Observation } from "../contracts/observation.js";
-import { jsonStringEnd as jsonTextEnd } from "../contracts/json-text.js";
+import { jsonStringEnd as jsonTextEnd } from "../contracts/formats/json-text.js";
 import { MASK_TOKENS, maskValue } from "../tools/masking/mask.js";
 
 /** Masking lives in mask.ts; it is re-exported here, where callers look for sanitizing. */

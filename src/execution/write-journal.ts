@@ -1,7 +1,7 @@
 import type { PlannedCall } from "../contracts/calls.js";
 import type { ToolDefinition, ToolContext } from "../tools/types.js";
 import type { WriteJournal } from "../storage/types.js";
-import { argsHash } from "../contracts/canonical.js";
+import { argsHash } from "../contracts/formats/canonical.js";
 import type { ToolMessage } from "@langchain/core/messages";
 import type { ProposedCall } from "../contracts/calls.js";
 import { runCall, type CallOutcome, type RunCallOptions } from "./call-tool.js";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { authenticatedUser } from "./auth-user.js";
 import { InvalidRunOptionsError } from "../contracts/errors.js";
-import { formatZodIssues } from "../contracts/zod-issues.js";
+import { formatZodIssues } from "../contracts/formats/zod-issues.js";
 
 /** Cap on an observation's text when a run's options are not at hand. */
 export const DEFAULT_OBSERVATION_MAX_CHARS = 4_000;

@@ -1,7 +1,7 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationMeta } from "../contracts/observation.js";
 import { ERROR_CLASSES, type ErrorCode } from "../contracts/error-codes.js";
-import { canonicalJson } from "../contracts/canonical.js";
+import { canonicalJson } from "../contracts/formats/canonical.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunOptions } from "./config.js";
 import type { ProposedCall } from "../contracts/calls.js";

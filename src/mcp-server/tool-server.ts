@@ -9,7 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { z } from "zod";
-import { formatZodIssues } from "../contracts/zod-issues.js";
+import { formatZodIssues } from "../contracts/formats/zod-issues.js";
 import type { RunUser } from "../contracts/user.js";
 import { classifyFailure } from "../execution/classify.js";
 import { missingAskFields } from "../graph/calls/validation.js";

@@ -19,7 +19,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Recorder } from "../storage/types.js";
 import { threadIdOf, userOf, type CancelSignals } from "../graph/context.js";
 import { normalizeModelMessage } from "../models/normalize.js";
-import { endpointHostOf } from "../models/model-endpoint.js";
+import { endpointHostOf } from "../models/providers/model-endpoint.js";
 import { invokeWithinWindow } from "../context/context-overflow.js";
 import { countingRetries } from "../models/retry-count.js";
 import { contextBudgetFor, type ContextBudget } from "../models/context-budget.js";

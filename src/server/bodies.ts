@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { RequestError } from "./http-errors.js";
-import { formatZodIssues } from "../contracts/zod-issues.js";
-import { ResumeValueSchema, type ResumeValue } from "../contracts/pause.js";
+import { formatZodIssues } from "../contracts/formats/zod-issues.js";
+import { ResumeValueSchema, type ResumeValue } from "../contracts/pause/pause.js";
 import { HitlResponseSchema, isHitlShaped, type HitlResponse } from "../contracts/pause/hitl.js";
 import { MAX_MESSAGE_CHARS, RunLimitsRequestSchema, type RunLimitsRequest } from "../contracts/limits.js";
 import { assertMessageFits } from "../contracts/errors.js";

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { formatZodIssues } from "../contracts/zod-issues.js";
+import { formatZodIssues } from "../contracts/formats/zod-issues.js";
 import { RequestError } from "./http-errors.js";
 import { DEFAULT_THREAD_LIST_LIMIT, MAX_THREAD_LIST_LIMIT } from "../service/events/thread-list.js";
 import { encodeCursor, readRecordsPageQuery } from "./record-routes.js";

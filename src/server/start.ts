@@ -5,7 +5,7 @@ import { environmentVariables, loadEnv, type Env } from "../config/env.js";
 import { loadConfig } from "../config/file.js";
 import { oidcSettingsOf } from "../config/oidc-settings.js";
 import { ConfigError, OpsPilotError } from "../contracts/errors.js";
-import { describeModel, isLoopback } from "../models/provider.js";
+import { describeModel, isLoopback } from "../models/providers/provider.js";
 import { createServer, type CreateServerOptions } from "./app.js";
 import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth/auth.js";

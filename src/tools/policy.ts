@@ -1,5 +1,5 @@
 import type { ToolPolicy } from "../config/schema.js";
-import { parseDuration } from "../contracts/duration.js";
+import { parseDuration } from "../contracts/formats/duration.js";
 import type { ErrorCode, Observation } from "../contracts/observation.js";
 import { errorCodesWith } from "../contracts/error-codes.js";
 import type { Role } from "../contracts/user.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolError } from "../contracts/errors.js";
-import { jsonStringEnd } from "../contracts/json-text.js";
+import { jsonStringEnd } from "../contracts/formats/json-text.js";
 import { codesIn } from "./facts.js";
 import type { ResultStore } from "../storage/types.js";
 import { defineTool, type ToolDefinition } from "./types.js";

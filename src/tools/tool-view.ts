@@ -1,5 +1,5 @@
 import type { ObservationSource } from "../contracts/observation.js";
-import type { MissingField } from "../contracts/pause.js";
+import type { MissingField } from "../contracts/pause/pause.js";
 import type { Role } from "../contracts/user.js";
 import { policySourceOf } from "./policy.js";
 import { effectiveRoles, roleAllows, type ToolRegistry } from "./registry.js";

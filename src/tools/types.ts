@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { CallPreview } from "../contracts/pause.js";
+import type { CallPreview } from "../contracts/pause/pause.js";
 import type { Role, RunUser } from "../contracts/user.js";
 
 /** A field the loop asks the user for when the model did not supply it. */

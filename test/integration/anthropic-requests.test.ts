@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatAnthropic } from "@langchain/anthropic";
-import { createAnthropicChatModel } from "../../src/models/anthropic-model.js";
+import { createAnthropicChatModel } from "../../src/models/providers/anthropic-model.js";
 import { normalizeModelMessage } from "../../src/models/normalize.js";
 import { startAnthropicServer, type AnthropicTestServer } from "../fixtures/anthropic-server.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { ApiClient, startTestServer, type TestServer } from "../fixtures/http.js";
 
 /** One user id with two tokens of different roles, as `OPSPILOT_API_TOKENS=tA=root:admin,tB=root:operator`. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { startTestServer, type ApiClient, type TestServer } from "../fixtures/http.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";

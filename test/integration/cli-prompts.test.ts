@@ -9,7 +9,7 @@ import { EventRenderer } from "../../src/cli/output/render.js";
 import { SigintRouter } from "../../src/cli/sigint.js";
 import { createStyle } from "../../src/cli/output/style.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue, WaitingCall } from "../../src/contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../src/contracts/pause/pause.js";
 
 const style = createStyle(false);
 const ENVIRONMENT = { name: "environment", description: "Which environment?", enum: ["prod", "staging"] };

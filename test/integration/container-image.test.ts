@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { ApiClient } from "../fixtures/http.js";
 import { freePort } from "../fixtures/ports.js";
 import { commandOf, DEFAULT_IMAGE, Podman, startContainer, uidsOf, type RunningContainer } from "../fixtures/podman.js";

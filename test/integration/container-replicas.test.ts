@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { ALERT_TOKEN, firingFixture } from "../fixtures/alert-server.js";
 import {
   HANDOFF_QUESTION,

@@ -7,7 +7,7 @@ import { createApp, type App } from "../../src/app/assemble.js";
 import { parseConfig } from "../../src/config/file.js";
 import { loadEnv } from "../../src/config/env.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import { demoUser as user, useDemoApp } from "../fixtures/demo-app.js";
 

@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/app/assemble.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { ApiClient } from "../fixtures/http.js";
 import { noticeOf, startSlackServer, type slackClicker, type SlackStandIn } from "../fixtures/slack.js";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describePause } from "../../src/cli/pause/pause.js";
 import { createStyle } from "../../src/cli/output/style.js";
-import { PauseValueSchema } from "../../src/contracts/pause.js";
+import { PauseValueSchema } from "../../src/contracts/pause/pause.js";
 import { pauseNotice, pauseWebhookBody } from "../../src/service/notices/pause-webhook-body.js";
 import { startKubernetesStandin, type KubernetesStandin } from "../fixtures/kubernetes-standin.js";
 import { kubernetesSource } from "../fixtures/kubernetes-tools.js";

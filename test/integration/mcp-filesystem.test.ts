@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openApp } from "../../src/app/assemble.js";
 import { loadEnv } from "../../src/config/env.js";
 import { parseConfig } from "../../src/config/file.js";
-import { argsHash } from "../../src/contracts/canonical.js";
+import { argsHash } from "../../src/contracts/formats/canonical.js";
 import { checkPairing, pairingHolds } from "../../src/graph/calls/pairing.js";
 import type { AgentStateType } from "../../src/graph/state.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";

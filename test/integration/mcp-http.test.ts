@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { argsHash } from "../../src/contracts/canonical.js";
+import { argsHash } from "../../src/contracts/formats/canonical.js";
 import { answerMessage, callsMessage } from "../fixtures/scripted-model.js";
 import { createServer } from "../../src/server/app.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";

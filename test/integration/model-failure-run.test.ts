@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/assemble.js";
-import { createOpenAIChatModel } from "../../src/models/openai-model.js";
+import { createOpenAIChatModel } from "../../src/models/providers/openai-model.js";
 import { loadEnv } from "../../src/config/env.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { RunMetrics } from "../../src/service/observability/metrics.js";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
-import { createOpenAIChatModel } from "../../src/models/openai-model.js";
-import { createAnthropicChatModel } from "../../src/models/anthropic-model.js";
+import { createOpenAIChatModel } from "../../src/models/providers/openai-model.js";
+import { createAnthropicChatModel } from "../../src/models/providers/anthropic-model.js";
 import { normalizeModelMessage } from "../../src/models/normalize.js";
 import { startAnthropicServer } from "../fixtures/anthropic-server.js";
 import { chatChunk as chunk, slowOpenAIServer } from "../fixtures/streaming-model.js";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { createOpenAIChatModel } from "../../src/models/openai-model.js";
+import { createOpenAIChatModel } from "../../src/models/providers/openai-model.js";
 import { countingRetries } from "../../src/models/retry-count.js";
 import { startOpenAIServer, type OpenAITestServer, type Reply } from "../fixtures/openai-server.js";
 

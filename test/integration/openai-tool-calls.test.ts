@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { createOpenAIChatModel } from "../../src/models/openai-model.js";
+import { createOpenAIChatModel } from "../../src/models/providers/openai-model.js";
 import { normalizeModelMessage } from "../../src/models/normalize.js";
 import { proposedCalls } from "../../src/contracts/calls.js";
 import { startOpenAIServer, type OpenAITestServer } from "../fixtures/openai-server.js";

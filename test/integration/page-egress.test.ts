@@ -5,7 +5,7 @@ import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { hasChromium, openThreadPage, useChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { egressPostScript, egressTestTools, PLANTED_LOG_LINE, testTools } from "../fixtures/test-tools.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 
 const local = { id: "local", role: "operator" as const };
 const QUESTION = "Tell #ops what the payment-service logs say";

@@ -1,6 +1,6 @@
 import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../src/models/openai-model.js";
+import { createOpenAIChatModel } from "../../src/models/providers/openai-model.js";
 import { hasChromium, launchChromium } from "../fixtures/browser.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
 import { slowOpenAIServer, textAnswerEvents, type SlowOpenAIServer } from "../fixtures/streaming-model.js";

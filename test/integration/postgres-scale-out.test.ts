@@ -8,7 +8,7 @@ import { NotPausedError, ThreadBusyError } from "../../src/contracts/errors.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptStep } from "../fixtures/scripted-model.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { startFromEnv } from "../../src/server/start.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
 import { testTools } from "../fixtures/test-tools.js";

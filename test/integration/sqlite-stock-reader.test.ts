@@ -5,7 +5,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import type { PauseValue } from "../../src/contracts/pause.js";
+import type { PauseValue } from "../../src/contracts/pause/pause.js";
 import { compileGraph } from "../../src/agent/graph.js";
 import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { useDemoApp } from "../fixtures/demo-app.js";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { AssistantDeltaSchema, RunEventSchema } from "../../src/contracts/events.js";
-import { createOpenAIChatModel } from "../../src/models/openai-model.js";
-import { createAnthropicChatModel } from "../../src/models/anthropic-model.js";
+import { createOpenAIChatModel } from "../../src/models/providers/openai-model.js";
+import { createAnthropicChatModel } from "../../src/models/providers/anthropic-model.js";
 import { startAnthropicServer } from "../fixtures/anthropic-server.js";
 import { readSseFrames, startTestServer, type SseFrame, type TestServer } from "../fixtures/http.js";
 import { slowOpenAIServer, textAnswerEvents } from "../fixtures/streaming-model.js";

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PauseValueSchema, type PauseValue } from "../../src/contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../../src/contracts/pause/pause.js";
 import { openSqlite } from "../../src/storage/sqlite/open-sqlite.js";
 import { OpsStore } from "../../src/demo/index.js";
 import { startDevServer, waitFor, type DevServer } from "../fixtures/dev-server.js";

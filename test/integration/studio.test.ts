@@ -1,7 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOOP_EDGES, LOOP_NODES } from "../fixtures/loop-shape.js";
-import { PauseValueSchema } from "../../src/contracts/pause.js";
+import { PauseValueSchema } from "../../src/contracts/pause/pause.js";
 import { startDevServer, type DevServer } from "../fixtures/dev-server.js";
 
 const SEED = "看看支付服务最近报错，顺便对照一下文档里的处理建议";

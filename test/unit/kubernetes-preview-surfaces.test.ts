@@ -3,7 +3,7 @@ import { describePause } from "../../src/cli/pause/pause.js";
 import { createStyle } from "../../src/cli/output/style.js";
 import { pauseText, type PauseNotice } from "../../src/service/notices/pause-webhook-body.js";
 import { pauseActionsBlock } from "../../src/service/slack/buttons.js";
-import { PauseValueSchema, type PauseValue } from "../../src/contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../../src/contracts/pause/pause.js";
 
 const pause: PauseValue = {
   interruptId: "int-1",

@@ -6,7 +6,7 @@ import type { Env } from "../../config/env.js";
 import { oidcSettingsOf } from "../../config/oidc-settings.js";
 import type { ConfigFile } from "../../config/schema.js";
 import { OpsPilotError } from "../../contracts/errors.js";
-import { parseModelSpec } from "../../models/provider.js";
+import { parseModelSpec } from "../../models/providers/provider.js";
 import type { Logger } from "../../service/observability/logger.js";
 import { databaseProbe } from "../../service/probes/database-probes.js";
 import { mcpProbes } from "../../service/probes/mcp-probes.js";

@@ -1,4 +1,4 @@
-import type { Decision, PauseValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause.js";
+import type { Decision, PauseValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause/pause.js";
 import type { DecisionFlags } from "../args.js";
 import { CliUsageError } from "../cli-error.js";
 

@@ -1,4 +1,4 @@
-import type { PauseValue, WaitingCall } from "../../contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../contracts/pause/pause.js";
 import { previewLines } from "../../contracts/pause/preview-text.js";
 import { compactJson, shellQuote } from "../output/format.js";
 import { approvalsLine } from "../../graph/pause/approvals.js";

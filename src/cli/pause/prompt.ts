@@ -1,4 +1,4 @@
-import type { Decision, PauseValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause.js";
+import type { Decision, PauseValue, MissingField, ResumeValue, WaitingCall } from "../../contracts/pause/pause.js";
 import { readArgsJson, readParamValue } from "./decisions.js";
 import { argsText } from "./pause.js";
 import type { Prompter } from "../prompter.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../../contracts/duration.js";
+import { DURATION_HINT, DURATION_PATTERN, parseDuration } from "../../contracts/formats/duration.js";
 import { integer } from "./values.js";
 
 /** Where the state is stored and where the HTTP server listens. */

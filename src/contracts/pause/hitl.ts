@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatZodIssues } from "../zod-issues.js";
+import { formatZodIssues } from "../formats/zod-issues.js";
 
 /** What the mapping reads of a waiting call (opspilot's `WaitingCall`). */
 interface WaitingCall {

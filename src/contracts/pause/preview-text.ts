@@ -1,4 +1,4 @@
-import type { CallPreview } from "../pause.js";
+import type { CallPreview } from "./pause.js";
 
 function shown(value: unknown): string {
   if (value === null || value === undefined) return "(none)";

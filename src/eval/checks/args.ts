@@ -1,4 +1,4 @@
-import { canonicalJson } from "../../contracts/canonical.js";
+import { canonicalJson } from "../../contracts/formats/canonical.js";
 import type { ArgMatcher } from "../scenario-schema.js";
 import { effectiveArgs, proposedCalls, toolResults } from "../trace.js";
 import { verdict, type Check } from "./check.js";

@@ -1,4 +1,4 @@
-import { canonicalJson } from "../../contracts/canonical.js";
+import { canonicalJson } from "../../contracts/formats/canonical.js";
 import type { MessageView } from "../../service/runtime/runtime.js";
 import { proposedCalls } from "../trace.js";
 import { verdict, type Check } from "./check.js";

@@ -1,7 +1,7 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationMeta } from "../../contracts/observation.js";
 import { ERROR_CLASSES } from "../../contracts/error-codes.js";
-import { argsHash } from "../../contracts/canonical.js";
+import { argsHash } from "../../contracts/formats/canonical.js";
 import type { CallRecordOutcome, Recorder } from "../../storage/types.js";
 import { summarizeArgs } from "../../execution/args-summary.js";
 import { proposedCalls } from "../../contracts/calls.js";

@@ -1,6 +1,6 @@
 import type { PlannedCall } from "../../contracts/calls.js";
 import { ToolError } from "../../contracts/errors.js";
-import type { CallPreview } from "../../contracts/pause.js";
+import type { CallPreview } from "../../contracts/pause/pause.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ToolContext } from "../../tools/types.js";
 import type { Batch } from "../state.js";

@@ -1,6 +1,6 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { carriesToolContent, type ObservationMeta } from "../../contracts/observation.js";
-import type { EgressNote } from "../../contracts/pause.js";
+import type { EgressNote } from "../../contracts/pause/pause.js";
 import type { Language } from "../../contracts/language.js";
 import { loopWords } from "../../contracts/words/loop-words.js";
 import type { ToolRegistry } from "../../tools/registry.js";

@@ -4,10 +4,10 @@ import type { Role, RunUser } from "../../contracts/user.js";
 import type { ToolDefinition } from "../../tools/types.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { roleAllows } from "../../tools/registry.js";
-import { argsHash } from "../../contracts/canonical.js";
-import type { EgressNote, MissingField } from "../../contracts/pause.js";
+import { argsHash } from "../../contracts/formats/canonical.js";
+import type { EgressNote, MissingField } from "../../contracts/pause/pause.js";
 import type { ProposedCall } from "../../contracts/calls.js";
-import { formatZodIssues } from "../../contracts/zod-issues.js";
+import { formatZodIssues } from "../../contracts/formats/zod-issues.js";
 
 /** What `validate_calls` decides for one call, given the step's context. */
 export interface PlanContext {

@@ -1,5 +1,5 @@
 import type { CallBase, GivenApproval } from "../../contracts/calls.js";
-import type { PauseApprovals } from "../../contracts/pause.js";
+import type { PauseApprovals } from "../../contracts/pause/pause.js";
 import type { Language } from "../../contracts/language.js";
 import { loopWords } from "../../contracts/words/loop-words.js";
 import type { RunUser } from "../../contracts/user.js";

@@ -1,8 +1,8 @@
 import { loopWords } from "../../contracts/words/loop-words.js";
 import type { PlannedCall, WaitingCallPlan } from "../../contracts/calls.js";
 import { callBase } from "../../contracts/calls.js";
-import { argsHash } from "../../contracts/canonical.js";
-import type { Decision } from "../../contracts/pause.js";
+import { argsHash } from "../../contracts/formats/canonical.js";
+import type { Decision } from "../../contracts/pause/pause.js";
 import type { Language } from "../../contracts/language.js";
 import { describeIssues, missingAskFields } from "../calls/validation.js";
 import { approvalCounts, countedApprovals, isFourEyes } from "./approvals.js";

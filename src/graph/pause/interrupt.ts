@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Batch } from "../state.js";
 import type { WaitingCallPlan } from "../../contracts/calls.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import type { PauseValue, WaitingCall } from "../../contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../contracts/pause/pause.js";
 import type { Language } from "../../contracts/language.js";
 import { egressReason } from "../calls/taint.js";
 import { hitlRequestOf } from "../../contracts/pause/hitl.js";

@@ -1,7 +1,7 @@
 import type { Batch } from "../state.js";
 import type { WaitingCallPlan } from "../../contracts/calls.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import type { Decision } from "../../contracts/pause.js";
+import type { Decision } from "../../contracts/pause/pause.js";
 import type { CallDecision } from "../../contracts/observation.js";
 import type { Language } from "../../contracts/language.js";
 import type { Role, RunUser } from "../../contracts/user.js";

@@ -1,7 +1,7 @@
 import type { StateSnapshot } from "@langchain/langgraph";
 import type { Batch } from "../state.js";
 import type { WaitingCallPlan } from "../../contracts/calls.js";
-import { PauseValueSchema, type PauseValue } from "../../contracts/pause.js";
+import { PauseValueSchema, type PauseValue } from "../../contracts/pause/pause.js";
 
 /**
  * The pause a thread waits on, if any (the latest interrupt of its pending tasks). A task

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import * as oidc from "openid-client";
 import type { OidcSettings } from "../../config/oidc-settings.js";
-import { isLoopback } from "../../models/provider.js";
+import { isLoopback } from "../../models/providers/provider.js";
 import type { Credentials } from "../../service/auth/credentials.js";
 import { CredentialRefusal } from "../../service/auth/credentials.js";
 import type { Logger } from "../../service/observability/logger.js";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { formatZodIssues } from "../../contracts/zod-issues.js";
+import { formatZodIssues } from "../../contracts/formats/zod-issues.js";
 import type { Incidents } from "../../service/incidents/incidents.js";
 import type { IncidentStore } from "../../storage/types.js";
 import type { AppEnv } from "../auth/auth.js";

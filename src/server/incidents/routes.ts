@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { formatZodIssues } from "../../contracts/zod-issues.js";
+import { formatZodIssues } from "../../contracts/formats/zod-issues.js";
 import { bearerToken } from "../../service/auth/credentials.js";
 import type { Incidents } from "../../service/incidents/incidents.js";
 import type { AppEnv } from "../auth/auth.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatZodIssues } from "../../contracts/zod-issues.js";
+import { formatZodIssues } from "../../contracts/formats/zod-issues.js";
 import {
   decodeButtonValue,
   SLACK_APPROVE_ACTION,

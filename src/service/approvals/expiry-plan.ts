@@ -1,6 +1,6 @@
 import { Command, type StateSnapshot } from "@langchain/langgraph";
 import type { AgentStateType } from "../../graph/state.js";
-import type { PauseValue } from "../../contracts/pause.js";
+import type { PauseValue } from "../../contracts/pause/pause.js";
 import type { CurrentRoles, RunUser } from "../../contracts/user.js";
 import { NotPausedError, OpsPilotError } from "../../contracts/errors.js";
 import { expiredMessage, pendingInterrupt, waitingCalls } from "../../graph/pause.js";

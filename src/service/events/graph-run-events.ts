@@ -3,7 +3,7 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChainValues } from "@langchain/core/utils/types";
 import { GraphCallbackHandler, isCommand, type GraphInterruptEvent, type GraphResumeEvent } from "@langchain/langgraph";
 import type { RunEvent, RunEventBody } from "../../contracts/events.js";
-import { PauseValueSchema } from "../../contracts/pause.js";
+import { PauseValueSchema } from "../../contracts/pause/pause.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { AgentStateType } from "../../graph/state.js";
 import type { ArgsView } from "./args-view.js";

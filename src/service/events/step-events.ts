@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ModelStep, RunEventBody } from "../../contracts/events.js";
-import type { PauseValue } from "../../contracts/pause.js";
+import type { PauseValue } from "../../contracts/pause/pause.js";
 import type { StopReason } from "../../contracts/stop-reasons.js";
 import type { ModelTurn } from "../../graph/state.js";
 import type { ArgsView } from "./args-view.js";

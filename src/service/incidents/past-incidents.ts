@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod";
-import { canonicalJson } from "../../contracts/canonical.js";
+import { canonicalJson } from "../../contracts/formats/canonical.js";
 import { StopReasonSchema } from "../../contracts/stop-reasons.js";
-import { formatZodIssues } from "../../contracts/zod-issues.js";
+import { formatZodIssues } from "../../contracts/formats/zod-issues.js";
 import { MASK_TOKENS, maskSensitive } from "../../tools/masking/mask.js";
 import type { IncidentAnswer } from "./reports.js";
 import { diagnosisOf } from "./diagnosis.js";

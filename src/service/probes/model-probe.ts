@@ -1,4 +1,4 @@
-import { parseModelSpec, type ModelSettings, type ModelSpec } from "../../models/provider.js";
+import { parseModelSpec, type ModelSettings, type ModelSpec } from "../../models/providers/provider.js";
 import type { DependencyProbe, ProbeResult } from "./probe.js";
 import { transportError } from "./probe.js";
 import { httpVerdict, transportVerdict, type ModelSettingNames } from "./model-verdict.js";

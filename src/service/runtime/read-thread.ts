@@ -1,5 +1,5 @@
 import type { StateSnapshot } from "@langchain/langgraph";
-import type { PauseValue } from "../../contracts/pause.js";
+import type { PauseValue } from "../../contracts/pause/pause.js";
 import { threadStanding, type ThreadStanding } from "../../graph/pause.js";
 import type { AgentStateType } from "../../graph/state.js";
 

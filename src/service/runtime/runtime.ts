@@ -1,5 +1,5 @@
 import type { Taint } from "../../graph/calls/taint.js";
-import type { PauseValue, ResumeValue } from "../../contracts/pause.js";
+import type { PauseValue, ResumeValue } from "../../contracts/pause/pause.js";
 import type { EventBodyOf, RunEvent, StreamEvent } from "../../contracts/events.js";
 import type { RunOptionsRequest } from "../../graph/limits.js";
 import type { RunUser } from "../../contracts/user.js";

@@ -1,7 +1,7 @@
 import { OpsPilotError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
 import { KNOWN_ROLES, type CurrentRoles, type Role, type RunUser } from "../../contracts/user.js";
-import type { WaitingCall } from "../../contracts/pause.js";
+import type { WaitingCall } from "../../contracts/pause/pause.js";
 import { approvalsLine } from "../../graph/pause/approvals.js";
 import type { Logger } from "../observability/logger.js";
 import type { Runtime } from "../runtime/runtime.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WaitingCall } from "../../contracts/pause.js";
+import type { WaitingCall } from "../../contracts/pause/pause.js";
 
 /** `action_id` of the Approve button of a pause notice. */
 export const SLACK_APPROVE_ACTION = "opspilot_approve";

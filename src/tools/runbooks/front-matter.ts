@@ -1,6 +1,6 @@
 import { parseDocument, YAMLError } from "yaml";
 import { z } from "zod";
-import { formatZodIssues } from "../../contracts/zod-issues.js";
+import { formatZodIssues } from "../../contracts/formats/zod-issues.js";
 
 /** The front matter keys a runbook may set; other keys are the team's own and are ignored. */
 export interface FrontMatter {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadEnv } from "../../../src/config/env.js";
-import { writeBackOf } from "../../../src/app/notifiers.js";
+import { writeBackOf } from "../../../src/app/notices/notifiers.js";
 import type { Storage } from "../../../src/storage/types.js";
 import type { ToolRegistry } from "../../../src/tools/registry.js";
 

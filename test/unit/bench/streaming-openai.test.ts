@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../src/models/openai-model.js";
+import { createOpenAIChatModel } from "../../../src/models/providers/openai-model.js";
 
 const MOCK = fileURLToPath(new URL("../../../bench/streaming-openai.ts", import.meta.url));
 

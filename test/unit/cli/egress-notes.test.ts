@@ -5,7 +5,7 @@ import { promptResume } from "../../../src/cli/pause/prompt.js";
 import { createPrompter } from "../../../src/cli/prompter.js";
 import { createStyle } from "../../../src/cli/output/style.js";
 import { formatToolTable } from "../../../src/cli/tools/tools.js";
-import type { PauseValue, WaitingCall } from "../../../src/contracts/pause.js";
+import type { PauseValue, WaitingCall } from "../../../src/contracts/pause/pause.js";
 import type { ToolView } from "../../../src/tools/tool-view.js";
 import { pauseSummary } from "../../../src/service/incidents/notice-body.js";
 import { pauseNotice, pauseText, type PauseEvent } from "../../../src/service/notices/pause-webhook-body.js";

@@ -1,6 +1,6 @@
 import { ScriptedChatModel, type ScriptStep } from "../../fixtures/scripted-model.js";
 import { runChecks, scoreOf, type CheckName } from "../../../src/eval/checks/index.js";
-import { openEvalApp } from "../../../src/eval/eval-app.js";
+import { openEvalApp } from "../../../src/eval/app/eval-app.js";
 import { parseScenarios } from "../../../src/eval/load-scenarios.js";
 import { runScenario } from "../../../src/eval/run-scenario.js";
 

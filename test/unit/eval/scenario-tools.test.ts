@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { openEvalApp } from "../../../src/eval/eval-app.js";
+import { openEvalApp } from "../../../src/eval/app/eval-app.js";
 import { parseScenarios } from "../../../src/eval/load-scenarios.js";
 import { runScenario } from "../../../src/eval/run-scenario.js";
 import { ScenarioTools } from "../../../src/eval/scenario-tools.js";

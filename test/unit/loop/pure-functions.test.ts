@@ -5,7 +5,7 @@ import { RunOptionsSchema, recursionLimitFor } from "../../../src/graph/config.j
 import { routeAfterExecute, routeAfterGuard, routeAfterModel, routeAfterValidate } from "../../../src/graph/routing.js";
 import type { AgentStateType, RunInfo } from "../../../src/graph/state.js";
 import type { PlannedCall } from "../../../src/contracts/calls.js";
-import { argsHash, canonicalJson } from "../../../src/contracts/canonical.js";
+import { argsHash, canonicalJson } from "../../../src/contracts/formats/canonical.js";
 import { checkLimits, cycleLength, failedStepsAfter, fingerprint } from "../../../src/graph/guard.js";
 import { checkPairing } from "../../../src/graph/calls/pairing.js";
 import { maskSensitive } from "../../../src/execution/sanitize.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { isFailedObservation, toAnthropicRequestMessages } from "../../../src/models/anthropic-messages.js";
+import { isFailedObservation, toAnthropicRequestMessages } from "../../../src/models/providers/anthropic-messages.js";
 
 const call = (id: string, name = "search_docs") => ({
   id,

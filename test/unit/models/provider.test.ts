@@ -4,7 +4,12 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import { ConfigError } from "../../../src/contracts/errors.js";
 import { DemoChatModel } from "../../../src/demo/index.js";
 import { demoModelOf, loadChatModel } from "../../../src/app/chat-model.js";
-import { describeModel, isLoopback, parseModelSpec, type ModelSettings } from "../../../src/models/provider.js";
+import {
+  describeModel,
+  isLoopback,
+  parseModelSpec,
+  type ModelSettings,
+} from "../../../src/models/providers/provider.js";
 
 const base: ModelSettings = {
   OPSPILOT_MODEL: "demo",

@@ -5,7 +5,7 @@ import {
   type RunEvent,
   type StreamEvent,
 } from "../../../src/contracts/events.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import {
   DELTA_EVENT_TYPE,
   RECORDED_EVENT_TYPES,
@@ -13,7 +13,7 @@ import {
   startConversation,
   withPendingPause,
   type Conversation,
-} from "../../../public/run-follower.js";
+} from "../../../public/thread/run-follower.js";
 
 const THREAD = "thread-1";
 

@@ -3,7 +3,7 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import type { Role } from "../../../src/contracts/user.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";

@@ -1,6 +1,6 @@
 import type { StateSnapshot } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { durationWords, parseDuration } from "../../../src/contracts/duration.js";
+import { durationWords, parseDuration } from "../../../src/contracts/formats/duration.js";
 import { ConfigFileSchema } from "../../../src/config/schema.js";
 import { loadEnv } from "../../../src/config/env.js";
 import { SYSTEM_ACTOR } from "../../../src/contracts/user.js";

@@ -8,7 +8,7 @@ import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import { approvalsLine } from "../../../src/graph/pause/approvals.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import type { RunUser } from "../../../src/contracts/user.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import type { ObservationMeta } from "../../../src/contracts/observation.js";
 import type { ToolMessage } from "@langchain/core/messages";
 

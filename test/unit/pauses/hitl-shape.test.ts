@@ -3,7 +3,7 @@ import { Command } from "@langchain/langgraph";
 import type { HITLRequest, HITLResponse } from "langchain";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import { decisionsFromHitl, type HitlResponse } from "../../../src/contracts/pause/hitl.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";

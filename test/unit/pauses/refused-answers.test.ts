@@ -2,7 +2,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import { pendingInterrupt } from "../../../src/graph/pause.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { createHarness, shape } from "../../fixtures/harness.js";

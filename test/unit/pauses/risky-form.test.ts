@@ -1,9 +1,9 @@
 import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
-import { argsHash } from "../../../src/contracts/canonical.js";
+import { argsHash } from "../../../src/contracts/formats/canonical.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import { buildInterrupt } from "../../../src/graph/pause.js";
 import type { Batch } from "../../../src/graph/state.js";
 import { createHarness } from "../../fixtures/harness.js";

@@ -6,7 +6,7 @@ import { openSqlite, type SqliteBackend } from "../../../src/storage/sqlite/open
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { collectEvents } from "../../../src/service/events/recorded-events.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import type { AgentStateType } from "../../../src/graph/state.js";
 import { testTools } from "../../fixtures/test-tools.js";
 import { readSteps, scriptedLoop } from "../../fixtures/read-steps.js";

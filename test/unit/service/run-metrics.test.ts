@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import type { AIMessage } from "@langchain/core/messages";
 import { answerMessage, callsMessage } from "../../fixtures/scripted-model.js";
 import type { RunEvent } from "../../../src/contracts/events.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 import { RecordsSummarySchema } from "../../../src/contracts/records.js";
 import { createDemoTools, OpsStore } from "../../../src/demo/index.js";
 import { RunMetrics } from "../../../src/service/observability/metrics.js";

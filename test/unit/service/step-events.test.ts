@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { messageIdsOf, runFinished, runStarted, stepEvents } from "../../../src/service/events/step-events.js";
 import type { ModelTurn } from "../../../src/graph/state.js";
-import type { PauseValue } from "../../../src/contracts/pause.js";
+import type { PauseValue } from "../../../src/contracts/pause/pause.js";
 
 const viewArgs = (_tool: string, args: unknown) => args;
 const ask = new HumanMessage({ id: "h1", content: "check the payment service" });

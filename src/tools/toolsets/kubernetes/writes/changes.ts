@@ -1,4 +1,4 @@
-import type { CallPreview } from "../../../../contracts/pause.js";
+import type { CallPreview } from "../../../../contracts/pause/pause.js";
 
 const MAX_CHANGES = 20;
 
