@@ -96,7 +96,7 @@ describe("the CLI without a terminal (demo model, SQLite file)", { timeout: 90_0
     const result = await runCliProcess(["ask", "--thread", seedThread, "--param", "environment=prod"], { db });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(/✓ \[3\] search_logs · \d+ match\(es\) \((\d+ ms|\d+\.\d s)\)/);
+    expect(result.stdout).toMatch(/✓ \[3\] search_logs · \d+ match\(es\) · filled by local \((\d+ ms|\d+\.\d s)\)/);
     expect(result.stdout).toContain("PAY-5031");
     expect(result.stdout).toContain("RB-003");
     // A run over a second (a loaded machine) prints its time in seconds.
