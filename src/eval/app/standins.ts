@@ -7,7 +7,7 @@ import type { ScriptTurn, Standin } from "../scenario-script-schema.js";
  * The stand-ins and the scripted model live with the tests (test/fixtures), which `npm run eval`
  * runs from (tsx); they load only when a scenario names them.
  */
-const fixture = (name: string) => new URL(`../../test/fixtures/${name}`, import.meta.url).href;
+const fixture = (name: string) => new URL(`../../../test/fixtures/${name}`, import.meta.url).href;
 
 /** What the Kubernetes stand-in modules offer the eval. */
 interface KubernetesStandinModule {
