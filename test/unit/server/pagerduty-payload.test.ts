@@ -43,6 +43,7 @@ describe("PagerDuty V3 webhook payload", () => {
         "Link: https://opspilot-demo.pagerduty.com/incidents/Q1PDINC42",
         "Investigate: find the cause with the metrics, logs and runbooks, and say what should be done.",
       ].join("\n"),
+      occurredAt: "2026-12-01T19:36:50.402Z",
     });
   });
 

@@ -191,8 +191,10 @@ describe("incident reports", () => {
     expect((received[0] as { text: string }).text).toMatch(
       /^✅ AlwaysFiring \[critical, firing\]: opspilot answered\n/,
     );
+    // One line for the outage of the target (its host only), not one per notice.
     expect(logged).toEqual([
-      `incident webhook: could not announce the answer of run run-1 of incident ${INCIDENT_ID} (HTTP 500)`,
+      `incident webhook: could not announce the answer of run run-1 of incident ${INCIDENT_ID} (HTTP 500); ` +
+        `incident notices to ${new URL(url).host} are failing; no further failure is logged until one is delivered again`,
     ]);
   });
 
