@@ -14,7 +14,7 @@ import {
 import type { Env } from "../config/env.js";
 import { ConfigError } from "../contracts/errors.js";
 import type { Logger } from "../service/observability/logger.js";
-import { settleWithin } from "../service/runtime/shutdown.js";
+import { settleWithin } from "../service/runtime/settle.js";
 import { createRunTracing, type RunTracing, type TracedModel } from "../service/observability/run-tracing.js";
 
 /** The variables tracing is configured by: OpenTelemetry's standard ones, plus `OPSPILOT_OTEL_CAPTURE_CONTENT`. */

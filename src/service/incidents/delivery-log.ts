@@ -1,5 +1,5 @@
 import type { Storage } from "../../storage/types.js";
-import type { AlertDelivery, DeliveryOutcome } from "./incidents.js";
+import type { AlertDelivery, DeliveryOutcome } from "./alert-delivery.js";
 
 /**
  * Keeps one delivery in its incident's log for the timeline: what it did (opened, a changed group, a

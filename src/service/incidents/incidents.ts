@@ -4,30 +4,11 @@ import type { IncidentRow, Storage } from "../../storage/types.js";
 import { firstMessage, type IncidentBriefing } from "./briefing.js";
 import type { IncidentWorker } from "./worker.js";
 import { recordDelivery } from "./delivery-log.js";
+import type { AlertDelivery, DeliveryOutcome } from "./alert-delivery.js";
 import { incidentState, resolutionOf, type IncidentState } from "./incident-state.js";
 import type { IncidentResolution } from "../../storage/incidents/incident-store.js";
 
-/** One delivery of an alert group, already parsed from its source's format. */
-export interface AlertDelivery {
-  source: string;
-  groupKey: string;
-  status: "firing" | "resolved";
-  alertname: string;
-  severity?: string;
-  labels: Record<string, string>;
-  startsAt: string;
-  /** ISO 8601 end the source gives a resolved group (Alertmanager's latest `endsAt`), for the timeline. */
-  endsAt?: string;
-  /** ISO 8601 time the source says this delivery's event happened (PagerDuty's `occurred_at`), for the timeline. */
-  occurredAt?: string;
-  /** Sorted fingerprints of the firing alerts. */
-  fingerprints: string[];
-  /** What the thread is told: the alert on opening, what changed on a follow-up, the resolution. */
-  message: string;
-}
-
-/** What a delivery did. */
-export type DeliveryOutcome = "opened" | "follow_up" | "resolved" | "unchanged";
+export type { AlertDelivery, DeliveryOutcome } from "./alert-delivery.js";
 
 /** An incident as `GET /api/incidents` serves it. */
 export interface IncidentView {

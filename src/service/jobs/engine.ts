@@ -1,6 +1,6 @@
 import type { JobClaimStore } from "../../storage/jobs/types.js";
 import type { Logger } from "../observability/logger.js";
-import { settleWithin } from "../runtime/shutdown.js";
+import { settleWithin } from "../runtime/settle.js";
 import type { JobDefinition, JobRunReport } from "./job.js";
 import { runClaimed, runHere } from "./run-claimed.js";
 import { dueTimes, latestDue, type DueTimes } from "./schedule.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "../observability/logger.js";
-import { settleWithin } from "../runtime/shutdown.js";
+import { settleWithin } from "../runtime/settle.js";
 import { targetHost, targetOutages } from "./target-outages.js";
 
 /** How hard one notice is pushed to its receiver. */

@@ -1,16 +1,9 @@
+import { settleWithin } from "./settle.js";
 import type { CancellationRegistry } from "./cancellation.js";
 import type { RunLauncher } from "./run-launcher.js";
 
 /** On close, how long cancelled runs get to write their final answer. */
 export const SHUTDOWN_CANCEL_MS = 5_000;
-
-/** Waits for the promises to settle, or for `ms`, whichever comes first. */
-export async function settleWithin(promises: Array<Promise<unknown>>, ms: number): Promise<void> {
-  if (promises.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(promises), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /**
  * A process's runs at shutdown: each stops at its next checkpoint and releases its thread, which

@@ -7,7 +7,7 @@ import type { Logger } from "../observability/logger.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SlackButtonValue } from "./buttons.js";
 import type { SlackReply, SlackResponder } from "./outcome.js";
-import { settleWithin } from "../runtime/shutdown.js";
+import { settleWithin } from "../runtime/settle.js";
 import { WEBHOOK_CLOSE_GRACE_MS } from "../notices/webhook-delivery.js";
 
 /** One Approve or Reject click, as a verified Slack request carried it. */
