@@ -1,6 +1,7 @@
 import { NotPausedError, ThreadBusyError, ThreadNotFoundError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
 import type { PauseDeadline, PauseDeadlineStore } from "../../storage/types.js";
+import { followedRuns } from "../events/followed-runs.js";
 import type { Logger } from "../observability/logger.js";
 import { PauseNotDueError } from "./expiry-plan.js";
 import type { ApprovalExpiredNotice } from "./expiry-notice.js";
@@ -52,18 +53,13 @@ export interface ApprovalExpiry {
 export function createApprovalExpiry(deps: ApprovalExpiryDeps): ApprovalExpiry {
   const { store, logger } = deps;
   const now = deps.now ?? Date.now;
-  const runs = new Set<Promise<void>>();
+  const runs = followedRuns(logger);
   let pass: Promise<SweepOutcome[]> = Promise.resolve([]);
   let closed = false;
 
   /** Reads the continued run to its end in the background, as nobody waits for its stream. */
   function follow(events: AsyncIterable<StreamEvent>): void {
-    const run = (async () => {
-      for await (const _event of events);
-    })()
-      .catch((error: unknown) => logger.error("the run after an expired approval failed", error))
-      .finally(() => runs.delete(run));
-    runs.add(run);
+    runs.follow(events, "the run after an expired approval failed");
   }
 
   async function expireOne(deadline: PauseDeadline): Promise<SweepOutcome> {

@@ -6,6 +6,7 @@ import { ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../..
 import type { StreamEvent } from "../../contracts/events.js";
 import type { RunUser } from "../../contracts/user.js";
 import type { IncidentMessage, Storage } from "../../storage/types.js";
+import { followedRuns } from "../events/followed-runs.js";
 import type { Logger } from "../observability/logger.js";
 import { MessageAlreadyPostedError } from "../queue/queued-plan.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -41,22 +42,16 @@ export interface IncidentWorker {
  */
 export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWorker {
   const { runtime, storage, graph, user, logger } = options;
-  const runs = new Set<Promise<void>>();
+  const runs = followedRuns(logger);
   let pass: Promise<void> = Promise.resolve();
   let closed = false;
   let recovered = false;
 
   /** Reads a run's events to the end, then looks for the thread's next message. */
   function follow(events: AsyncIterable<StreamEvent>): void {
-    const run = (async () => {
-      for await (const _event of events);
-    })()
-      .catch((error: unknown) => logger.error("incident run failed", error))
-      .finally(() => {
-        runs.delete(run);
-        if (!closed) void kick();
-      });
-    runs.add(run);
+    runs.follow(events, "incident run failed", () => {
+      if (!closed) void kick();
+    });
   }
 
   async function recoverUnfinished(): Promise<void> {
@@ -139,7 +134,7 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
     sweep: queuePass,
     async idle() {
       while (runs.size > 0) {
-        await Promise.all([...runs]);
+        await runs.idle();
         await pass;
       }
     },

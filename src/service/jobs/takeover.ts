@@ -2,6 +2,7 @@ import { NothingToRecoverError, OpsPilotError, ThreadBusyError } from "../../con
 import type { StreamEvent } from "../../contracts/events.js";
 import type { HandedOverRun, HandoffStore } from "../../storage/types.js";
 import type { Logger } from "../observability/logger.js";
+import { followedRuns } from "../events/followed-runs.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { JobDefinition } from "./job.js";
 
@@ -35,16 +36,7 @@ export interface TakeoverJob extends JobDefinition {
  */
 export function takeoverJob(options: TakeoverJobOptions): TakeoverJob {
   const { runtime, handoffs, logger } = options;
-  const runs = new Set<Promise<void>>();
-
-  function follow(threadId: string, events: AsyncIterable<StreamEvent>): void {
-    const run = (async () => {
-      for await (const _event of events);
-    })()
-      .catch((error: unknown) => logger.error(`the run taken over on thread ${threadId} failed`, error))
-      .finally(() => runs.delete(run));
-    runs.add(run);
-  }
+  const runs = followedRuns(logger);
 
   async function takeOver(handoff: HandedOverRun): Promise<void> {
     const { threadId } = handoff;
@@ -60,7 +52,7 @@ export function takeoverJob(options: TakeoverJobOptions): TakeoverJob {
       await handoffs.forgetHandoff(threadId, handoff.handedAt);
       return;
     }
-    follow(threadId, events);
+    runs.follow(events, `the run taken over on thread ${threadId} failed`);
     // Only this hand-over: the recovered run may be handed over again (a later record) before this line.
     await handoffs.forgetHandoff(threadId, handoff.handedAt);
   }
@@ -76,8 +68,6 @@ export function takeoverJob(options: TakeoverJobOptions): TakeoverJob {
       }
       if (failures.length > 0) throw new AggregateError(failures, `${failures.length} handed-over runs not taken over`);
     },
-    async idle() {
-      while (runs.size > 0) await Promise.all([...runs]);
-    },
+    idle: () => runs.idle(),
   };
 }

@@ -3,6 +3,7 @@ import type { OpsPilotGraph } from "../../agent/graph.js";
 import { OpsPilotError, ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../../contracts/errors.js";
 import type { StreamEvent } from "../../contracts/events.js";
 import type { MessageQueueStore, QueuedMessage } from "../../storage/types.js";
+import { followedRuns } from "../events/followed-runs.js";
 import type { Logger } from "../observability/logger.js";
 import { MessageAlreadyPostedError } from "./queued-plan.js";
 
@@ -62,7 +63,7 @@ export interface MessageQueue {
 export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
   const { store, logger } = deps;
   const held = new Set<string>();
-  const runs = new Set<Promise<void>>();
+  const runs = followedRuns(logger);
   let pass: Promise<void> = Promise.resolve();
   let serving = false;
   let closed = false;
@@ -105,15 +106,7 @@ export function createMessageQueue(deps: MessageQueueDeps): MessageQueue {
 
   /** Reads a run's events to the end, then marks its message taken and looks for the next one. */
   function follow(threadId: string, events: AsyncIterable<StreamEvent>): void {
-    const run = (async () => {
-      for await (const _event of events);
-    })()
-      .catch((error: unknown) => logger.error("queued run failed", error))
-      .finally(() => {
-        runs.delete(run);
-        kick(threadId);
-      });
-    runs.add(run);
+    runs.follow(events, "queued run failed", () => kick(threadId));
   }
 
   async function drain(threadId: string): Promise<void> {
