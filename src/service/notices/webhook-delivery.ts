@@ -1,5 +1,6 @@
 import type { Logger } from "../observability/logger.js";
 import { settleWithin } from "../runtime/settle.js";
+import { sleep } from "./retried-call.js";
 import { targetHost, targetOutages } from "./target-outages.js";
 
 /** How hard one notice is pushed to its receiver. */
@@ -87,7 +88,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     const payload = JSON.stringify(body);
     let failure = "";
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      if (attempt > 1) await pause(backoffMs * 2 ** (attempt - 2), closing.signal);
+      if (attempt > 1) await sleep(backoffMs * 2 ** (attempt - 2), closing.signal);
       if (closing.signal.aborted) return { ok: false, failure: "the process closed first" };
       try {
         const response = await fetch(url, {
@@ -132,20 +133,6 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
       await Promise.allSettled([...inFlight]);
     },
   };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }
 
 /** A network error in one line, with its system code when fetch gives one (`TypeError: fetch failed (ECONNREFUSED)`). */
