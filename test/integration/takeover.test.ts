@@ -8,7 +8,7 @@ import type { RunEvent } from "../../src/contracts/events.js";
 import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { takeoverJob } from "../../src/service/jobs/takeover.js";
 import { answerMessage, callsMessage, ScriptedChatModel } from "../fixtures/scripted-model.js";
-import { testTools } from "../fixtures/test-tools.js";
+import { testTools, Timeline } from "../fixtures/test-tools.js";
 
 const directory = mkdtempSync(join(tmpdir(), "opspilot-takeover-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -21,20 +21,29 @@ const ANSWER = "The cache was flushed in staging.";
 function appOn(name: string, role: "first" | "next", writes: string[], sweepMs?: { takeover: number }): App {
   const env = loadEnv({ OPSPILOT_DB: join(directory, `${name}.sqlite`), OPSPILOT_LOG_LEVEL: "silent" });
   const script = role === "first" ? [writeCall, answerMessage("answered by the first")] : [answerMessage(ANSWER)];
-  return createApp({
+  const timeline = new Timeline();
+  const app = createApp({
     env,
     model: new ScriptedChatModel({ script }),
-    tools: () => testTools({ writeDelayMs: role === "first" ? 1_500 : 0, writes }),
+    tools: () => testTools({ writeDelayMs: role === "first" ? 1_500 : 0, writes, timeline }),
     shutdownGraceMs: 10_000,
     sweepMs,
   });
+  timelines.set(app, timeline);
+  return app;
 }
+
+/** When each app's tools started and ended. */
+const timelines = new Map<App, Timeline>();
 
 /** Starts alice's run on `app` and drains it mid-write: the run is handed over after the write's step. */
 async function handOver(app: App): Promise<{ threadId: string; handedOver: RunEvent[] }> {
   const threadId = await app.runtime.createThread(alice);
   const running = collectEvents(await app.runtime.startRun({ threadId, message: "flush the cache", user: alice }));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Drained once the write is running, however slow the machine: its step ends, the next is handed over.
+  const timeline = timelines.get(app)!;
+  while (!timeline.entries.some((entry) => entry.event === "start"))
+    await new Promise((resolve) => setTimeout(resolve, 10));
   await app.runtime.drain();
   const handedOver = await running;
   expect(handedOver.map((event) => event.type)).toEqual(["run_started", "tool_call", "tool_result"]);
