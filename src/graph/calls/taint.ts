@@ -1,5 +1,6 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { carriesToolContent, type ObservationMeta } from "../../contracts/observation.js";
+import { DELIVERED_MESSAGE_SOURCE, isDeliveredMessageId } from "../../contracts/delivered-message.js";
 import type { EgressNote } from "../../contracts/pause/pause.js";
 import type { Language } from "../../contracts/language.js";
 import { loopWords } from "../../contracts/words/loop-words.js";
@@ -8,7 +9,7 @@ import { textOf } from "../../models/message-text.js";
 
 /**
  * What makes a thread tainted: the untrusted tools whose content it took in, first read
- * first. Derived from the thread's messages (so it survives pauses, resumes and crashes with
+ * first, and the messages delivered from an incident's source (`incident_message`). Derived from the thread's messages (so it survives pauses, resumes and crashes with
  * them) and kept for as long as the thread is: what the model read stays in its context.
  */
 export interface Taint {
@@ -30,13 +31,35 @@ function readResults(messages: readonly BaseMessage[]): ToolMessage[] {
   );
 }
 
-/** The thread's taint: every tool that ran and is not `trusted` taints it; null while it holds only the user's words and trusted results. */
+/** Whether a message is a person's words: a human message opspilot did not deliver from an incident's source. */
+function personal(message: BaseMessage): boolean {
+  return HumanMessage.isInstance(message) && !isDeliveredMessageId(message.id);
+}
+
+/** Messages delivered from an incident's source (an alert, a scheduled check's finding). */
+function delivered(messages: readonly BaseMessage[]): HumanMessage[] {
+  return messages.filter(
+    (message): message is HumanMessage => HumanMessage.isInstance(message) && isDeliveredMessageId(message.id),
+  );
+}
+
+/** The untrusted source a message brings into the thread, or undefined for a person's words, a trusted result or a call. */
+function untrustedSource(message: BaseMessage, registry: ToolRegistry): string | undefined {
+  if (HumanMessage.isInstance(message)) return personal(message) ? undefined : DELIVERED_MESSAGE_SOURCE;
+  if (readResults([message]).length === 0) return undefined;
+  const tool = message.name ?? "";
+  return registry.get(tool)?.trusted === true ? undefined : tool;
+}
+
+/**
+ * The thread's taint: every tool that ran and is not `trusted` taints it, and so does a message
+ * delivered from an incident's source; null while it holds only people's words and trusted results.
+ */
 export function taintOf(messages: readonly BaseMessage[], registry: ToolRegistry): Taint | null {
   const sources: string[] = [];
-  for (const message of readResults(messages)) {
-    const tool = message.name ?? "";
-    if (registry.get(tool)?.trusted === true || sources.includes(tool)) continue;
-    sources.push(tool);
+  for (const message of messages) {
+    const source = untrustedSource(message, registry);
+    if (source !== undefined && !sources.includes(source)) sources.push(source);
   }
   return sources.length > 0 ? { sources } : null;
 }
@@ -73,11 +96,14 @@ export function egressNotes(
   let read: { results: Array<{ from: string; text: string }>; userText: string } | undefined;
   return (args) => {
     read ??= {
-      results: readResults(messages)
-        .filter((message) => registry.get(message.name ?? "")?.trusted !== true)
-        .map((message) => ({ from: message.name ?? "", text: resultText(message) })),
+      results: [
+        ...readResults(messages)
+          .filter((message) => registry.get(message.name ?? "")?.trusted !== true)
+          .map((message) => ({ from: message.name ?? "", text: resultText(message) })),
+        ...delivered(messages).map((message) => ({ from: DELIVERED_MESSAGE_SOURCE, text: textOf(message.content) })),
+      ],
       userText: messages
-        .filter((message) => HumanMessage.isInstance(message))
+        .filter(personal)
         .map((message) => textOf(message.content))
         .join("\n"),
     };

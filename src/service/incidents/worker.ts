@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { AIMessage } from "@langchain/core/messages";
 import type { OpsPilotGraph } from "../../agent/graph.js";
 import { ThreadBusyError, ThreadPausedError, ThreadUnfinishedError } from "../../contracts/errors.js";
+import { deliveredMessageId } from "../../contracts/delivered-message.js";
 import type { StreamEvent } from "../../contracts/events.js";
 import type { RunUser } from "../../contracts/user.js";
 import type { IncidentMessage, Storage } from "../../storage/types.js";
@@ -90,7 +91,7 @@ export function createIncidentWorker(options: IncidentWorkerOptions): IncidentWo
         threadId: message.threadId,
         message: message.message,
         user,
-        messageId: `${message.incidentId}:${message.seq}`,
+        messageId: deliveredMessageId(message.incidentId, message.seq),
       });
       await storage.incidents.finishIncidentMessage(message.incidentId, message.seq);
       follow(events);
