@@ -34,6 +34,7 @@ import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
 import { noticesOf, type Notices } from "./notices/notices.js";
 import { postmortemsOf, postmortemTools, type Postmortems } from "./notices/postmortems.js";
+import { scheduleFindingsOf } from "./schedule-findings.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
 export interface AppOptions extends Pick<
@@ -44,10 +45,7 @@ export interface AppOptions extends Pick<
   env?: Env;
   /** SQLite file (with `DATABASE_URL`, only the demo dataset's); overrides `OPSPILOT_DB`. */
   dbPath?: string;
-  /**
-   * Chat model; overrides `OPSPILOT_MODEL`. When omitted, `openApp` loads the configured one;
-   * `createApp` builds only the demo model itself.
-   */
+  /** Chat model; overrides `OPSPILOT_MODEL` (when omitted, `openApp` loads the configured one, `createApp` the demo model). */
   model?: BaseChatModel;
   /** Tools over the ops store; the demo tools by default. Left out when the config says `demo: false`. */
   tools?: (ops: OpsStore) => ToolDefinition[];
@@ -120,10 +118,12 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const sources = options.toolSources ?? startToolSources(config, logger);
   const runbooks = options.runbooks ?? startRunbooks(config, logger);
   const postmortems = postmortemsOf({ env, model, storage: backend.storage, logger });
+  const findings = scheduleFindingsOf(env, config);
   const builtIn = [
     ...builtInTools({ config, ops, runbooks, demoTools: options.tools }),
     ...createThreadTools(backend.storage),
     ...postmortemTools(env, postmortems),
+    ...findings.tools,
   ];
   // OPSPILOT_APPROVAL_EXPIRES_AFTER is every tool's approvals.expiresAfter unless the config file says otherwise.
   const tools = withApprovalDefault(config.tools, env.OPSPILOT_APPROVAL_EXPIRES_AFTER);
@@ -171,6 +171,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
     onDependencyProbes: options.onDependencyProbes,
     toolSources: sources,
     ...{ alertmanager: config.toolsets?.alertmanager, onIncidentResolved: notices.reconciled },
+    findings: () => findings.connect({ storage: backend.storage, notices }),
   });
   return {
     env,
@@ -218,11 +219,9 @@ export function createApp(options: AppOptions = {}): App {
 }
 
 /**
- * Assembles opspilot from the environment: with `DATABASE_URL`, checkpoints, journal, records,
- * events, run leases, the tools' `rateLimit` budgets and the demo estate's restarts and
- * rollbacks live in PostgreSQL, shared by every process serving the same threads; the demo dataset's static part (services, logs,
- * runbooks, and their search indexes) is rebuilt in this process's SQLite file `OPSPILOT_DB`.
- * Without it, as `createApp`.
+ * Assembles opspilot from the environment: with `DATABASE_URL`, checkpoints, journal, records, events, run
+ * leases, `rateLimit` budgets and the demo estate's changes live in PostgreSQL, shared by every process;
+ * the demo dataset's static part is rebuilt in this process's SQLite file `OPSPILOT_DB`. Without it, as `createApp`.
  */
 export async function openApp(options: AppOptions = {}): Promise<App> {
   const env = options.env ?? loadEnv();

@@ -21,6 +21,7 @@ import { takeoverJob } from "../service/jobs/takeover.js";
 import type { Logger } from "../service/observability/logger.js";
 import type { Runtime } from "../service/runtime/runtime.js";
 import { scheduleJobs } from "../service/schedules/schedules.js";
+import type { ScheduleFindings } from "../service/schedules/schedule-findings.js";
 import { publicUrlOf } from "./notices/notifiers.js";
 import type { ToolSource } from "../tools/source.js";
 import { accessReviewsOf } from "./sources/kubernetes-source.js";
@@ -52,6 +53,8 @@ export interface BackgroundParts {
   alertmanager?: ToolsetEndpoint;
   /** Told of each incident the reconciliation resolved (the resolved notice); must return at once. */
   onIncidentResolved?: (incident: IncidentRow) => void;
+  /** The incidents of schedules' findings (`incident: true` schedules). */
+  findings?: () => Pick<ScheduleFindings, "clear">;
 }
 
 /** The app's background work: the one engine, and the incident worker alert intake queues to. */
@@ -118,6 +121,7 @@ export function createBackground(parts: BackgroundParts): Background {
     ...{
       webhook: webhook ? { url: webhook, format: env.OPSPILOT_INCIDENT_WEBHOOK_FORMAT } : undefined,
       publicUrl: publicUrlOf(env),
+      findings: parts.findings?.(),
     },
   });
   for (const job of schedules.jobs) jobs.register(job);

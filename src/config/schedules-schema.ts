@@ -67,9 +67,21 @@ export const ScheduleSchema = z
       .describe(
         "true: each run's answer and each of its pauses are posted to OPSPILOT_INCIDENT_WEBHOOK (when set); false: they stay on the thread",
       ),
+    incident: z
+      .boolean()
+      .default(false)
+      .describe(
+        "true: a run that finds a problem reports it (report_finding) and opens an incident, one per schedule while open; the next run that answers without a finding resolves it",
+      ),
   })
   .strict()
   .superRefine((schedule, context) => {
+    if (schedule.incident && schedule.user !== undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["user"],
+        message: `schedule ${schedule.name} opens incidents, so it runs as OPSPILOT_ALERT_USER, whose threads the on-call team shares: leave "user" out`,
+      });
     const cron = cronProblem(schedule.cron);
     if (cron) context.addIssue({ code: "custom", path: ["cron"], message: `schedule ${schedule.name}: ${cron}` });
     const timezone = timezoneProblem(schedule.timezone);

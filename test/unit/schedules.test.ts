@@ -35,8 +35,8 @@ describe("schedules in the config file", () => {
   it("accepts five and six field expressions and fills the defaults", () => {
     const config = parseConfig({ schedules: [base, { name: "fast", cron: "*/5 * * * * *", message: "ping" }] }, {});
     expect(config.schedules).toEqual([
-      { ...base, notify: true },
-      { name: "fast", cron: "*/5 * * * * *", timezone: "UTC", message: "ping", notify: true },
+      { ...base, notify: true, incident: false },
+      { name: "fast", cron: "*/5 * * * * *", timezone: "UTC", message: "ping", notify: true, incident: false },
     ]);
   });
 
@@ -148,6 +148,7 @@ describe("a schedule's run", () => {
     timezone: "Europe/Berlin",
     message: "check payment-service's error budget and the pods that restarted overnight",
     notify: true,
+    incident: false,
   };
 
   it("asks its question on a thread of its own, named by the schedule and its due time, and sends the answer", async () => {

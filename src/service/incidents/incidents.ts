@@ -55,7 +55,8 @@ export function incidentIdOfThread(threadId: string): string | undefined {
 /** Opens, follows up and resolves incidents, and reads them for the API. */
 export function createIncidents(options: {
   storage: Storage;
-  worker: IncidentWorker;
+  /** Told to deliver what a change queued (the incident worker). */
+  worker: Pick<IncidentWorker, "kick">;
   user: RunUser;
   /** Sections put after the alert in a new incident's first message (its runbooks, past incidents like it). */
   briefing?: IncidentBriefing;

@@ -137,7 +137,10 @@ function noticeBase(incident: IncidentRow, publicUrl: string): IncidentNoticeBas
 function resolvedSummary(incident: IncidentRow, resolution: IncidentResolution): string {
   switch (resolution) {
     case "alert_resolved":
-      return `${incident.alertname} resolved: ${incident.source} reports every alert of the group ended.`;
+      // A scheduled check's finding (source `schedule`, the schedule's name as its group) ends when a later run finds nothing.
+      return incident.source === "schedule"
+        ? `${incident.alertname} resolved: the next run of the scheduled check ${incident.groupKey} answered without a finding.`
+        : `${incident.alertname} resolved: ${incident.source} reports every alert of the group ended.`;
     case "resolved_while_silenced": {
       const silences = incident.silenceIds?.length ? ` (silence ${incident.silenceIds.join(", ")})` : "";
       return `${incident.alertname} resolved while silenced${silences}: Alertmanager no longer reports its alerts.`;

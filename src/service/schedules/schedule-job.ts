@@ -8,6 +8,7 @@ import { threadLink } from "../notices/pause-webhook-body.js";
 import { MessageAlreadyPostedError } from "../queue/queued-plan.js";
 import type { Logger } from "../observability/logger.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { ScheduleFindings } from "./schedule-findings.js";
 import type { ScheduleNotice } from "./schedule-notice.js";
 import { scheduleJobName, scheduleMessage, scheduleThreadId } from "./schedule-thread.js";
 
@@ -23,6 +24,8 @@ export interface ScheduleJobOptions {
   notify?: (notice: ScheduleNotice) => Promise<void>;
   /** Base URL of the web page, for the notices' thread link. */
   publicUrl: string;
+  /** Resolves the schedule's open incident after a run that answered without reporting a finding (`incident: true`). */
+  findings?: Pick<ScheduleFindings, "clear">;
   /** Keeps a run followed in the background until it settles (it never rejects). */
   track(following: Promise<void>): void;
   logger: Logger;
@@ -80,13 +83,20 @@ export function scheduleJob(options: ScheduleJobOptions): JobDefinition {
     });
   }
 
-  /** Reads the run's events to its end or its pause, sending what it came to; failures are logged. */
+  /**
+   * Reads the run's events to its end or its pause, sending what it came to; a run that answered
+   * without reporting a finding resolves the schedule's open incident. Failures are logged.
+   */
   async function follow(events: AsyncIterable<StreamEvent>, dueAt: number): Promise<void> {
     let answer = "";
+    let found = false;
     for await (const event of events) {
       if (event.type === "assistant_message") answer = event.content;
+      if (event.type === "tool_result" && event.tool === "report_finding" && event.ok) found = true;
       if (event.type === "loop_interrupt" || (event.type === "run_finished" && event.stopReason !== "interrupted"))
         await send(event, dueAt, answer);
+      if (event.type === "run_finished" && event.stopReason === "final_answer" && !found && options.findings)
+        await options.findings.clear(schedule, dueAt, event.threadId);
     }
   }
 

@@ -35,3 +35,9 @@ export function scheduleMessage(
 ): string {
   return `Scheduled check ${schedule.name}, due ${localDueTime(dueAt, schedule.timezone)}: ${schedule.message}`;
 }
+
+/** The schedule and due time of a thread `scheduleThreadId` named, or undefined for any other thread. */
+export function scheduleRunOf(threadId: string): { name: string; dueAt: number } | undefined {
+  const match = /^schedule-(.+)-(\d{1,15})$/.exec(threadId);
+  return match ? { name: match[1]!, dueAt: Number(match[2]) } : undefined;
+}

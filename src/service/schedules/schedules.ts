@@ -5,6 +5,7 @@ import type { ChatWebhookFormat } from "../notices/chat-webhook-body.js";
 import { createWebhookDelivery } from "../notices/webhook-delivery.js";
 import type { Logger } from "../observability/logger.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { ScheduleFindings } from "./schedule-findings.js";
 import { scheduleJob } from "./schedule-job.js";
 import { scheduleWebhookBody, type ScheduleNotice } from "./schedule-notice.js";
 
@@ -20,6 +21,8 @@ export interface ScheduleJobsOptions {
   webhook?: { url: string; format: "json" | ChatWebhookFormat };
   /** Base URL of the web page, for the notices' thread link. */
   publicUrl: string;
+  /** The incidents findings open and clear (for schedules with `incident: true`). */
+  findings?: Pick<ScheduleFindings, "clear">;
   logger: Logger;
 }
 
