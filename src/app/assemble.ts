@@ -32,15 +32,15 @@ import { ToolRateLimits } from "../execution/tool-rate-limits.js";
 import { postgresBackend, sqliteBackend, type Backend } from "./backend.js";
 import { createBackground, type SweepName } from "./background.js";
 import { dependencyProbesOf } from "./dependencies.js";
-import { noticesOf, type Notices } from "./notices/notices.js";
+import { noticesOf, type NoticeParts, type Notices } from "./notices/notices.js";
 import { postmortemsOf, postmortemTools, type Postmortems } from "./notices/postmortems.js";
 import { scheduleFindingsOf } from "./schedule-findings.js";
 
 /** How to assemble opspilot; everything defaults to the environment (limits and quotas always come from it). */
-export interface AppOptions extends Pick<
-  RuntimeSettings,
-  "defaults" | "onEvent" | "logger" | "shutdownGraceMs" | "currentRoles" | "keepHistory"
-> {
+export interface AppOptions
+  extends
+    Pick<RuntimeSettings, "defaults" | "onEvent" | "logger" | "shutdownGraceMs" | "currentRoles" | "keepHistory">,
+    Pick<NoticeParts, "onWriteBackFailure"> {
   /** Validated settings (read from the environment when omitted). */
   env?: Env;
   /** SQLite file (with `DATABASE_URL`, only the demo dataset's); overrides `OPSPILOT_DB`. */
@@ -133,7 +133,7 @@ function assemble(options: AppOptions, env: Env, model: BaseChatModel, backend: 
   const limits = serverRunLimits(env, config);
   const notices = noticesOf(env, {
     ...{ storage: backend.storage, store: backend.store, logger, registry, postmortems },
-    onIncidentAnswer: options.onIncidentAnswer,
+    ...{ onIncidentAnswer: options.onIncidentAnswer, onWriteBackFailure: options.onWriteBackFailure },
   });
   const tracing = tracingFromEnv(options.tracingEnv ?? environmentVariables(), {
     model: tracedModelOf(env),

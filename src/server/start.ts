@@ -11,6 +11,7 @@ import { openApp } from "../app/assemble.js";
 import { currentRolesOf, requiresTokens, type ServerAuth } from "./auth/auth.js";
 import { consoleLogger } from "../service/observability/logger.js";
 import { oldestPauseSince, RunMetrics } from "../service/observability/metrics.js";
+import { writeBackFailuresCounter } from "../service/observability/write-back-failures.js";
 import { createReadiness, type Readiness } from "../service/observability/readiness.js";
 import { describeDatabase, storageProbe } from "../service/probes/database-probes.js";
 import { startAlertIntake } from "./incidents/intake.js";
@@ -96,12 +97,14 @@ export async function startFromEnv(env: Env = loadEnv()): Promise<RunningServer>
   assertBindable(env.HOST, auth);
   const logger = consoleLogger(env.OPSPILOT_LOG_LEVEL);
   const metrics = new RunMetrics({ processMetrics: true });
+  const writeBackFailures = writeBackFailuresCounter(metrics.registry);
   // On shutdown, running runs get the grace to reach a checkpoint (another process continues them); the rest are cancelled.
   const opened = await openApp({
     env,
     logger,
     onEvent: (event) => metrics.observe(event),
     onJobRun: (report) => metrics.jobRan(report),
+    onWriteBackFailure: (failure) => writeBackFailures.inc(failure),
     onDependencyProbes: (results, at) => metrics.dependenciesProbed(results, at),
     shutdownGraceMs: env.OPSPILOT_SHUTDOWN_GRACE_SECONDS * 1_000,
     currentRoles: currentRolesOf(auth),

@@ -8,6 +8,7 @@ import { loadEnv } from "../../src/config/env.js";
 import { DemoChatModel } from "../../src/demo/model/demo-model.js";
 import { oldestPauseSince, RunMetrics } from "../../src/service/observability/metrics.js";
 import { startServer } from "../../src/server/start.js";
+import { writeBackFailuresCounter } from "../../src/service/observability/write-back-failures.js";
 import { ApiClient } from "../fixtures/http.js";
 
 /** Debian's prometheus package ships promtool; `.ci/run` installs it. */
@@ -25,7 +26,7 @@ function promtool(args: string[], input?: string) {
 describe.skipIf(!hasPromtool)("opspilot and Prometheus's own checks", { timeout: 60_000 }, () => {
   it("ships alert rules that promtool checks and whose unit tests pass", () => {
     const checked = promtool(["check", "rules", "opspilot-rules.yml"]);
-    expect(checked.output).toContain("SUCCESS: 8 rules found");
+    expect(checked.output).toContain("SUCCESS: 9 rules found");
     expect(checked.status).toBe(0);
     const tested = promtool(["test", "rules", "opspilot-rules.test.yml"]);
     expect(tested.output).toContain("SUCCESS");
@@ -35,6 +36,7 @@ describe.skipIf(!hasPromtool)("opspilot and Prometheus's own checks", { timeout:
   it("serves /metrics that promtool check metrics passes, with the series the rules read", async () => {
     const directory = mkdtempSync(join(tmpdir(), "opspilot-promtool-"));
     const metrics = new RunMetrics({ processMetrics: true });
+    writeBackFailuresCounter(metrics.registry);
     const app = createApp({
       env: loadEnv({ OPSPILOT_QUOTA_RUNS_PER_DAY: "2" }),
       dbPath: join(directory, "opspilot.sqlite"),
@@ -65,6 +67,7 @@ describe.skipIf(!hasPromtool)("opspilot and Prometheus's own checks", { timeout:
       expect(linted.status).toBe(0);
       expect(text).toContain('opspilot_mcp_server_up{server="prometheus"} 0');
       expect(text).toContain('opspilot_quota_refusals_total{quota="runs"} 1');
+      expect(text).toContain('opspilot_writeback_failures_total{target="pagerduty",update="summary"} 0');
       expect(text).toMatch(/^opspilot_tool_calls_total\{tool="\w+",outcome="ok"\} [1-9]/m);
       const age = Number(/^opspilot_oldest_pause_age_seconds (\S+)$/m.exec(text)?.[1]);
       expect(age).toBeGreaterThanOrEqual(1);

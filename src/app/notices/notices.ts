@@ -7,6 +7,7 @@ import type { IncidentRow, Storage } from "../../storage/types.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { expiryWebhookOf, incidentReportsOf, pauseWebhookOf, writeBackOf } from "./notifiers.js";
 import type { Postmortems } from "./postmortems.js";
+import type { WriteBackFailure } from "../../service/observability/write-back-failures.js";
 
 /** What the app's notices need. */
 export interface NoticeParts {
@@ -16,6 +17,8 @@ export interface NoticeParts {
   registry: ToolRegistry;
   postmortems: Postmortems;
   onIncidentAnswer?: (report: IncidentAnswer) => void | Promise<void>;
+  /** Told of each Slack update or PagerDuty note given up after its retries (the metrics); must return at once. */
+  onWriteBackFailure?: (failure: WriteBackFailure) => void;
 }
 
 /**
@@ -27,7 +30,7 @@ export function noticesOf(env: Env, parts: NoticeParts) {
   const { storage, logger, registry } = parts;
   const pauseWebhook = pauseWebhookOf(env, storage, logger);
   const expiryWebhook = expiryWebhookOf(env, logger);
-  const writeBack = writeBackOf(env, { storage, logger, registry });
+  const writeBack = writeBackOf(env, { storage, logger, registry, onFailure: parts.onWriteBackFailure });
   const incidentReports = incidentReportsOf(env, {
     ...{ storage, store: parts.store, logger, registry },
     onAnswer: parts.onIncidentAnswer,

@@ -14,6 +14,7 @@ import { createPagerdutyNotesClient } from "../../service/pagerduty/notes-client
 import { createSlackBotClient } from "../../service/slack/bot-client.js";
 import { createSlackIncidentThreads } from "../../service/slack/bot-updates.js";
 import { combinedWriteBack, type WriteBack } from "./write-back.js";
+import type { WriteBackFailure } from "../../service/observability/write-back-failures.js";
 
 /** The pause notifier `OPSPILOT_PAUSE_WEBHOOK` asks for, linking to `OPSPILOT_PUBLIC_URL` (else this server's address). */
 export function pauseWebhookOf(env: Env, storage: Storage, logger: Logger): PauseWebhook | undefined {
@@ -70,10 +71,13 @@ export function incidentReportsOf(
 /**
  * The write-back `OPSPILOT_SLACK_BOT_TOKEN` (with `OPSPILOT_SLACK_CHANNEL`) and
  * `OPSPILOT_PAGERDUTY_API_TOKEN` (with `OPSPILOT_PAGERDUTY_FROM`) turn on; a token without its
- * partner stops start-up with a line naming both.
+ * partner stops start-up with a line naming both. `onFailure` hears of each update given up (the metrics).
  */
-export function writeBackOf(env: Env, parts: { storage: Storage; logger: Logger; registry: ToolRegistry }): WriteBack {
-  const { storage, logger } = parts;
+export function writeBackOf(
+  env: Env,
+  parts: { storage: Storage; logger: Logger; registry: ToolRegistry; onFailure?: (failure: WriteBackFailure) => void },
+): WriteBack {
+  const { storage, logger, onFailure } = parts;
   const publicUrl = publicUrlOf(env);
   const { OPSPILOT_SLACK_BOT_TOKEN: slackToken, OPSPILOT_SLACK_CHANNEL: channel } = env;
   if (slackToken && !channel)
@@ -100,10 +104,16 @@ export function writeBackOf(env: Env, parts: { storage: Storage; logger: Logger;
   return combinedWriteBack({
     slack:
       slackClient && channel
-        ? createSlackIncidentThreads({ client: slackClient, channel, storage, publicUrl, isWrite, logger })
+        ? createSlackIncidentThreads({
+            ...{ client: slackClient, channel, storage, publicUrl, isWrite, logger },
+            onFailure: ({ update }) => onFailure?.({ target: "slack", update }),
+          })
         : undefined,
     pagerduty: pagerdutyClient
-      ? createPagerdutyIncidentNotes({ client: pagerdutyClient, storage, publicUrl, logger })
+      ? createPagerdutyIncidentNotes({
+          ...{ client: pagerdutyClient, storage, publicUrl, logger },
+          onFailure: ({ note }) => onFailure?.({ target: "pagerduty", update: note }),
+        })
       : undefined,
   });
 }

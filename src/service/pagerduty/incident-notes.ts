@@ -1,5 +1,6 @@
 import type { IncidentRow, IncidentStore } from "../../storage/types.js";
 import type { Logger } from "../observability/logger.js";
+import type { WriteBackUpdate } from "../observability/write-back-failures.js";
 import { answerSummary } from "../incidents/notice-body.js";
 import type { RunEvent } from "../../contracts/events.js";
 import { incidentIdOfThread } from "../incidents/incidents.js";
@@ -23,7 +24,7 @@ export interface PagerdutyIncidentNotesOptions {
   publicUrl: string;
   logger: Logger;
   /** Told of each note given up (metrics); it was logged already. */
-  onFailure?(failure: { incidentId: string; note: "summary" | "resolution"; error: string }): void;
+  onFailure?(failure: { incidentId: string; note: WriteBackUpdate<"pagerduty">; error: string }): void;
   /** Attempts per note, the first included (4 by default). */
   attempts?: number;
   /** Wait before the first retry, doubled each time, in ms (1000 by default). */
@@ -68,7 +69,7 @@ export function createPagerdutyIncidentNotes(options: PagerdutyIncidentNotesOpti
     return true;
   }
 
-  async function write(incident: IncidentRow, note: "summary" | "resolution", content: string): Promise<void> {
+  async function write(incident: IncidentRow, note: WriteBackUpdate<"pagerduty">, content: string): Promise<void> {
     const written = await retriedCall(
       (signal) => options.client.addNote(incident.groupKey, content, signal),
       policy,

@@ -2,6 +2,7 @@ import type { RunEvent } from "../../contracts/events.js";
 import type { IncidentRow, IncidentStore } from "../../storage/types.js";
 import type { SlackThreadStore } from "../../storage/slack/types.js";
 import type { Logger } from "../observability/logger.js";
+import type { WriteBackUpdate } from "../observability/write-back-failures.js";
 import { incidentIdOfThread } from "../incidents/incidents.js";
 import { retriedCall, type RetryPolicy } from "../notices/retried-call.js";
 import { createWebhookDelivery, WEBHOOK_CLOSE_GRACE_MS } from "../notices/webhook-delivery.js";
@@ -22,7 +23,7 @@ import { finalAnswerOf, isDuplicate, updateKeyOf, type ThreadUpdate } from "./bo
 export interface SlackBotFailure {
   incidentId: string;
   /** `parent`, `answer`, `pause`, `action`, `resolution` or `postmortem`. */
-  update: string;
+  update: WriteBackUpdate<"slack">;
   /** Slack's error code (`channel_not_found`, `ratelimited`) or the transport's failure. */
   error: string;
 }
@@ -128,7 +129,7 @@ export function createSlackIncidentThreads(options: SlackIncidentThreadsOptions)
   /** Posts `body` in the incident's thread, after the incident's earlier updates. */
   function reply(
     incidentId: string,
-    update: string,
+    update: WriteBackUpdate<"slack">,
     body: (incident: IncidentRow) => Promise<SlackBotBody | undefined>,
   ) {
     const previous = chains.get(incidentId) ?? Promise.resolve();

@@ -3,6 +3,7 @@ import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, ty
 import { inTransaction } from "../postgres/postgres-schema.js";
 import { utcDay } from "../records/usage-day.js";
 import { postgresRebuildBase } from "../checkpoints/delta-base.js";
+import { incidentPruneStatements, THREAD_COORDINATION_TABLES } from "./incident-prune.js";
 
 /** The latest checkpoint of each thread and namespace (`PostgresSaver`'s tables): its time and whether a pause waits in it. */
 const LATEST_CHECKPOINTS = `
@@ -27,6 +28,10 @@ const THREAD_TABLES: ReadonlyArray<[keyof PruneReport | undefined, string]> = [
   ["blobs", "DELETE FROM checkpoint_blobs WHERE thread_id = ANY($1)"],
   ["checkpoints", "DELETE FROM checkpoints WHERE thread_id = ANY($1)"],
   ["threads", "DELETE FROM opspilot_threads WHERE thread_id = ANY($1)"],
+  ...THREAD_COORDINATION_TABLES.map((table): [undefined, string] => [
+    undefined,
+    `DELETE FROM ${table} WHERE thread_id = ANY($1)`,
+  ]),
 ];
 
 /** The records of runs that ended before `$1`. */
@@ -100,6 +105,10 @@ export async function prunePostgres(pool: pg.Pool, before: number): Promise<Prun
     for (const [counted, sql] of KEPT_THREADS) {
       const params: unknown[] = !sql.includes("$1") ? [] : counted === "checkpoints" ? [cutoff] : [before];
       report[counted] += (await client.query(sql, params)).rowCount ?? 0;
+    }
+    for (const [counted, sql] of incidentPruneStatements("$1")) {
+      const removed = (await client.query(sql, [before])).rowCount ?? 0;
+      if (counted) report[counted] += removed;
     }
     return report;
   });

@@ -13,6 +13,10 @@ export interface PruneReport {
   steps: number;
   toolCalls: number;
   decisions: number;
+  /** Timeline entries of resolved incidents whose thread was removed whole. */
+  incidentLog: number;
+  /** Postmortem drafts of the same incidents. */
+  postmortems: number;
 }
 
 /** Removes what is older than a cut-off, so the database stops growing with every step ever taken. */
@@ -74,5 +78,7 @@ export function emptyPruneReport(): PruneReport {
     steps: 0,
     toolCalls: 0,
     decisions: 0,
+    incidentLog: 0,
+    postmortems: 0,
   };
 }

@@ -2,6 +2,7 @@ import type { Database } from "better-sqlite3";
 import { emptyPruneReport, INTERRUPT_CHANNEL, oldThreads, type CompactReport, type PruneReport } from "./prune.js";
 import { utcDay } from "../records/usage-day.js";
 import { sqliteRebuildBase } from "../checkpoints/delta-base.js";
+import { incidentPruneStatements, THREAD_COORDINATION_TABLES } from "./incident-prune.js";
 
 type Row = Record<string, unknown>;
 
@@ -28,6 +29,10 @@ const THREAD_TABLES: ReadonlyArray<[keyof PruneReport | undefined, string]> = [
   ["writes", "DELETE FROM writes WHERE thread_id = ?"],
   ["checkpoints", "DELETE FROM checkpoints WHERE thread_id = ?"],
   ["threads", "DELETE FROM opspilot_threads WHERE thread_id = ?"],
+  ...THREAD_COORDINATION_TABLES.map((table): [undefined, string] => [
+    undefined,
+    `DELETE FROM ${table} WHERE thread_id = ?`,
+  ]),
 ];
 
 /**
@@ -65,6 +70,10 @@ export function pruneSqlite(db: Database, before: number): PruneReport {
         `DELETE FROM writes WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id
            AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`,
       );
+      for (const [counted, sql] of incidentPruneStatements("?")) {
+        const removed = run(sql, before);
+        if (counted) report[counted] += removed;
+      }
     }
     pruneRecords(run, before, report);
   }).immediate();
