@@ -71,6 +71,38 @@ describe("the background engine", () => {
     ]);
   });
 
+  it("runs the latest due time a catch-up job's run outlasted as soon as that run ends, folding older ones", async () => {
+    vi.useFakeTimers({ now: Date.parse("2025-01-01T00:00:00.500Z") });
+    const { jobs, reports } = engineOnSqlite();
+    const lasting = { check: [3_500, 7_000, 100], sweep: [3_500, 100, 100] };
+    const ranAt: string[] = [];
+    for (const [name, catchUp] of [
+      ["check", true],
+      ["sweep", false],
+    ] as const)
+      jobs.register({
+        name,
+        catchUp,
+        schedule: { kind: "cron", expression: "*/3 * * * * *", timezone: "UTC" },
+        run: async () => {
+          const index = ranAt.filter((entry) => entry.startsWith(name)).length;
+          ranAt.push(`${name} ${new Date().toISOString().slice(17, 21)}`);
+          await new Promise((resolve) => setTimeout(resolve, lasting[name][index] ?? 100));
+        },
+      });
+    jobs.start();
+    await vi.advanceTimersByTimeAsync(14_000);
+    const dues = (name: string) =>
+      reports
+        .filter((report) => report.job === name)
+        .map((report) => new Date(report.dueAt).toISOString().slice(17, 23));
+    // The 3.5 s run outlasted 06: it runs at once; the 7 s run outlasted 09 and 12: 12 runs, 09 is folded into it.
+    expect(dues("check")).toEqual(["03.000", "06.000", "12.000"]);
+    expect(ranAt.filter((entry) => entry.startsWith("check"))).toEqual(["check 03.0", "check 06.5", "check 13.5"]);
+    // Without catchUp, a due time a run outlasted is folded into the next one to come.
+    expect(dues("sweep")).toEqual(["03.000", "09.000", "12.000"]);
+  });
+
   it("runs a delayed job once, at its time", async () => {
     vi.useFakeTimers({ now: Date.parse("2025-01-01T00:00:00Z") });
     const { jobs, reports } = engineOnSqlite();

@@ -61,7 +61,7 @@ export function runningEngines(): JobEngine[] {
  * The background engine. Every process computes the same due times; for each, the process that
  * claims it (`JobClaimStore`) runs it, renewing its lease while the run lasts, and the others
  * skip it. A job never runs twice at once here, and a due time that comes while it still runs is
- * folded into the next one. A holder that died is taken over once its lease ends (at once when its
+ * folded into the next one (a `catchUp` job runs the latest such due time as soon as the run ends). A holder that died is taken over once its lease ends (at once when its
  * process on this host is gone). The engine's timers are not unref'd: `stop` clears them.
  */
 export function createJobEngine(options: JobEngineOptions): JobEngine {
@@ -110,6 +110,17 @@ export function createJobEngine(options: JobEngineOptions): JobEngine {
     slot.wake = due === undefined ? undefined : { due, at: due };
   }
 
+  /**
+   * After a run of `due`: the next due time, or for a `catchUp` job whose run outlasted due times,
+   * the latest of them at once (the others folded into it, as after downtime).
+   */
+  function planAfterRun(slot: Slot, due: number): void {
+    const at = now();
+    const missed = slot.job.catchUp && !slot.job.perProcess ? latestDue(slot.times, due, at) : undefined;
+    if (missed === undefined) scheduleNext(slot, Math.max(at, due));
+    else slot.wake = { due: missed, at };
+  }
+
   function begin(slot: Slot, due: number): void {
     slot.wake = undefined;
     const controller = new AbortController();
@@ -119,7 +130,7 @@ export function createJobEngine(options: JobEngineOptions): JobEngine {
       .finally(() => {
         slot.running = undefined;
         slot.controller = undefined;
-        if (!slot.wake) scheduleNext(slot, Math.max(now(), due));
+        if (!slot.wake) planAfterRun(slot, due);
         arm();
       });
   }

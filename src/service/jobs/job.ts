@@ -28,7 +28,8 @@ export interface JobDefinition {
   /**
    * A due time that passed while no process ran the job (after the last due time any process
    * claimed) runs once when the engine starts: the latest such due time, however many passed.
-   * A job never claimed before waits for its next due time. Not for `perProcess` jobs.
+   * A job never claimed before waits for its next due time. Likewise, due times that passed while
+   * a run of it lasted: the latest runs as soon as that run ends. Not for `perProcess` jobs.
    */
   catchUp?: boolean;
 }
