@@ -78,7 +78,8 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
     const bound = fixedBound + historyBound(parts.history, target - fixedBound, meter);
     if (bound <= target) return wholeHistory(parts, { tokens: bound, limit, target });
   }
-  const fixed = PER_REQUEST + 4 + meter.text(parts.systemPrompt) + meter.tools(parts.tools);
+  const promptTokens = meter.text(parts.systemPrompt);
+  const fixed = PER_REQUEST + 4 + promptTokens + meter.tools(parts.tools);
   const aim = Math.min(limit, Math.max(target, fixed + MIN_CONVERSATION_TOKENS));
   // The prompt and tool schemas (counted once, then remembered) may hold most of the bytes: the history is not tokenized either.
   if (!options.hard) {
@@ -101,18 +102,20 @@ export function buildRequest(parts: RequestParts, options: WindowOptions): Model
   const reserved = renderMemory(memory, texts, { ...SHOW_ALL, callIds: latestCalls });
   // The bytes bound leaves less room; when even that room takes the whole history, counting would choose the same.
   const rooms = (memoryTokens: number) => ({
-    room: aim - fixed - memoryTokens - 2,
-    latestRoom: limit - fixed - memoryTokens - 2,
+    room: aim - fixed - memoryTokens,
+    latestRoom: limit - fixed - memoryTokens,
   });
-  let chosen = chooseMessages(turns, rooms(utf8Bytes(reserved)), meter);
-  if (!takesAll(chosen.messages, parts.history)) chosen = chooseMessages(turns, rooms(meter.text(reserved)), meter);
+  let chosen = chooseMessages(turns, rooms(utf8Bytes(reserved) + 2), meter);
+  // Counted where the request carries it, inside the system prompt: alone, a block may count a few tokens fewer.
+  const reservedRooms = rooms(reserved ? meter.text(systemText(parts.systemPrompt, reserved)) - promptTokens : 0);
+  if (!takesAll(chosen.messages, parts.history)) chosen = chooseMessages(turns, reservedRooms, meter);
   let built = assembled(parts, memory, texts, chosen, meter);
-  // The memory block shrinks or grows with what the messages carry: when earlier turns pushed the
-  // request past its aim, choose again in the room they overshot by (the latest step may pass it alone).
+  // The memory block shrinks or grows with what the messages carry: when earlier turns pushed the request
+  // past its aim, choose again in what they took less the overshoot (the latest step may pass it alone).
   for (let overshoot = built.tokens - aim, tries = 0; overshoot > 0 && tries < 3; tries += 1) {
-    const { room, latestRoom } = rooms(meter.text(reserved));
-    const retry = chooseMessages(turns, { room: room - overshoot - tries * 8, latestRoom }, meter);
-    if (retry.messages.length >= chosen.messages.length) break;
+    const used = tokensOf(chosen.messages, meter);
+    const retry = chooseMessages(turns, { ...reservedRooms, room: used - overshoot - tries * 8 }, meter);
+    if (tokensOf(retry.messages, meter) >= used) break;
     chosen = retry;
     built = assembled(parts, memory, texts, chosen, meter);
     overshoot = built.tokens - aim;
@@ -142,11 +145,20 @@ function assembled(
     chosen.messages.flatMap((message) => (ToolMessage.isInstance(message) ? [message.tool_call_id] : [])),
   );
   const block = renderMemory(memory, texts, { callIds, wholeFrom: chosen.wholeFrom });
-  const system = new SystemMessage(block ? `${parts.systemPrompt}\n\n${block}` : parts.systemPrompt);
+  const system = new SystemMessage(systemText(parts.systemPrompt, block));
   const messages = [system, ...chosen.messages];
-  const tokens =
-    PER_REQUEST + meter.tools(parts.tools) + messages.reduce((sum, message) => sum + meter.message(message), 0);
+  const tokens = PER_REQUEST + meter.tools(parts.tools) + tokensOf(messages, meter);
   return { messages, tokens };
+}
+
+/** The system message's text: the prompt, then the memory block when there is one. */
+function systemText(systemPrompt: string, block: string): string {
+  return block ? `${systemPrompt}\n\n${block}` : systemPrompt;
+}
+
+/** Tokens of the messages as a request carries them. */
+function tokensOf(messages: readonly BaseMessage[], meter: TokenMeter): number {
+  return messages.reduce((sum, message) => sum + meter.message(message), 0);
 }
 
 /** The request of the whole history as it is, and no memory block: it leaves nothing out. */

@@ -201,6 +201,53 @@ describe("a model request built for the window", () => {
     }
   });
 
+  it("fits its limit when the memory block counts a few tokens more inside the system prompt than alone", () => {
+    // fast-check's counterexample: eight unanswered turns and a latest step cut to fit. Condensed earlier
+    // turns filled the room the cut left; the memory block, counted inside the system prompt, came to 8
+    // tokens more than counted alone, so the request passed its limit by one, and choosing again in a room
+    // one token smaller chose the same turns (the room had more than one token to spare).
+    const ok = (chars: number) => ({ zh: false, chars, ok: true });
+    const failed = { zh: false, chars: 0, ok: false };
+    const turn = (zh: boolean, questionChars: number, steps: ReturnType<typeof ok>[][]) => ({
+      zh,
+      questionChars,
+      steps,
+      answered: false,
+    });
+    const shape = {
+      turns: [
+        turn(false, 65, [[ok(1_000), failed], [ok(1_001)]]),
+        turn(true, 79, [[failed, ok(100), ok(1_000)], [ok(1_001)]]),
+        turn(false, 80, [[ok(1_000), ok(1_001)]]),
+        turn(true, 80, [[ok(1_000)], [failed]]),
+        turn(true, 80, [
+          [failed, ok(1_000)],
+          [ok(0), failed, ok(0)],
+        ]),
+        turn(false, 80, [[ok(1_000)]]),
+        turn(false, 83, [[ok(10_000)], [failed], [ok(1_000), ok(10_001), ok(1_001)]]),
+        turn(false, 300, [[ok(7_758), ok(6_169)]]),
+      ],
+      maxChars: 16_000 as const,
+    };
+    const { history, memory } = buildThread(shape);
+    const budget = budgetOf("openai:qwen-plus", 5_282);
+    const meter = tokenMeter(budget);
+    const request = buildRequest({ systemPrompt: PROMPT, tools: TOOLS, history, memory }, { budget, meter });
+    expect({ limit: request.limit, target: request.target, fits: request.fits }).toEqual({
+      limit: 4_622,
+      target: 4_622,
+      fits: true,
+    });
+    expect(request.tokens).toBeLessThanOrEqual(request.limit);
+    const recount = 3 + meter.tools(TOOLS) + request.messages.reduce((sum, m) => sum + meter.message(m), 0);
+    expect(recount).toBe(request.tokens);
+    // The newest question and the latest step, in order and last; its first result cut to fit.
+    expect(request.messages.slice(-4).map((m) => m.id)).toEqual(["h8", "a24", "tool-call_23", "tool-call_24"]);
+    expect(meter.message(request.messages.at(-2)!)).toBeLessThan(meter.message(history.at(-2)!));
+    expect(request.messages.at(-1)!.content).toBe(history.at(-1)!.content);
+  });
+
   it("sends the whole history unchanged, without tokenizing, while it fits by byte length", () => {
     const history = [
       new HumanMessage({ id: "h1", content: "看看支付服务最近报错" }),
