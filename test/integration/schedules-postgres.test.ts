@@ -147,17 +147,17 @@ describe.skipIf(skipPostgres)(
       ]);
       const [a, b] = await Promise.all([server(config), server(config)]);
       const bothUp = Date.now();
-      await until(async () => (await runs("tick")).filter((run) => run.dueAt > bothUp).length >= 12, 90_000);
+      await until(async () => (await runs("tick")).filter((run) => run.dueAt > bothUp).length >= 13, 90_000);
+      const stopping = Date.now();
       await Promise.all([stop(a), stop(b)]);
 
-      const dues = (await runs("tick")).filter((run) => run.dueAt > bothUp);
-      // Consecutive due times from the first to the last: none missed, none twice (one thread each)...
-      expect(dues.map((run) => run.dueAt)).toEqual(
-        Array.from({ length: dues.length }, (_, index) => dues[0]!.dueAt + index * everyMs),
+      // The due times settled before the stop began (the last ones may be cut by it: shutdown-handoff covers those).
+      const dues = (await runs("tick")).filter((run) => run.dueAt > bothUp && run.dueAt < stopping - everyMs);
+      // Consecutive due times from the first to the last: none missed, none twice (one thread each), one run on each.
+      expect(dues.map((run) => [run.dueAt, run.runs])).toEqual(
+        Array.from({ length: dues.length }, (_, index) => [dues[0]!.dueAt + index * everyMs, 1]),
       );
-      expect(dues.length).toBeGreaterThanOrEqual(12);
-      // ...and one run on each.
-      expect(dues.every((run) => run.runs === 1)).toBe(true);
+      expect(dues.length).toBeGreaterThanOrEqual(11);
     });
 
     it("runs a due time missed while every process was down once at start, not once per due time missed", async () => {
