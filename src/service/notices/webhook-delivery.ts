@@ -1,6 +1,6 @@
 import type { Logger } from "../observability/logger.js";
 import { settleWithin } from "../runtime/settle.js";
-import { sleep } from "./retried-call.js";
+import { retriedCall } from "./retried-call.js";
 import { targetHost, targetOutages } from "./target-outages.js";
 
 /** How hard one notice is pushed to its receiver. */
@@ -86,29 +86,32 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
 
   async function postWithRetries(url: string, body: unknown): Promise<WebhookOutcome> {
     const payload = JSON.stringify(body);
-    let failure = "";
-    for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      if (attempt > 1) await sleep(backoffMs * 2 ** (attempt - 2), closing.signal);
-      if (closing.signal.aborted) return { ok: false, failure: "the process closed first" };
-      try {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: payload,
-          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),
-        });
-        await response.body?.cancel();
-        if (response.ok) return { ok: true };
-        failure = `HTTP ${response.status}`;
-        if (!retryable(response.status)) break;
-      } catch (error) {
-        failure =
-          error instanceof Error && error.name === "TimeoutError"
-            ? `no answer within ${timeoutMs} ms`
-            : networkFailure(error);
-      }
-    }
-    return { ok: false, failure };
+    const outcome = await retriedCall<undefined>(
+      async (signal) => {
+        try {
+          const response = await fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: payload,
+            signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
+          });
+          await response.body?.cancel();
+          if (response.ok) return { ok: true, value: undefined };
+          return { ok: false, error: `HTTP ${response.status}`, retry: retryable(response.status) };
+        } catch (error) {
+          const timedOut = error instanceof Error && error.name === "TimeoutError";
+          return {
+            ok: false,
+            error: timedOut ? `no answer within ${timeoutMs} ms` : networkFailure(error),
+            retry: true,
+          };
+        }
+      },
+      // A webhook's Retry-After is not read: the back-off alone paces the attempts.
+      { attempts, backoffMs, maxRetryAfterMs: Number.POSITIVE_INFINITY },
+      closing.signal,
+    );
+    return outcome.ok ? { ok: true } : { ok: false, failure: outcome.error };
   }
 
   return {
