@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +11,7 @@ import { collectEvents } from "../../src/service/events/recorded-events.js";
 import { startServer } from "../../src/server/start.js";
 import { ApiClient, startTestServer, waitUntilSettled } from "../fixtures/http.js";
 import { skipPostgres, startPostgresCluster, type PostgresCluster } from "../fixtures/postgres-cluster.js";
+import { startWebhookReceiver } from "../fixtures/webhook-receiver.js";
 
 const RESTART = "restart payment service in staging";
 const PUBLIC_URL = "https://ops.example.com/";
@@ -20,38 +19,6 @@ const CONFIG = ConfigFileSchema.parse({ tools: { restart_service: { approvals: {
 const EXPIRED = "No one approved restart_service within 2 seconds.";
 const ANSWER = `Nothing was done: the approval to restart payment-service expired. ${EXPIRED}`;
 const local = { id: "local", role: "admin" };
-
-/** A webhook receiver on 127.0.0.1 that keeps every body it is sent. */
-async function startReceiver() {
-  const bodies: Array<Record<string, unknown>> = [];
-  const arrived: Array<() => void> = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      bodies.push(JSON.parse(raw) as Record<string, unknown>);
-      arrived.splice(0).forEach((resolve) => resolve());
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    bodies,
-    /** Resolves once a body of `type` came in. */
-    async receivedType(type: string): Promise<Record<string, unknown>> {
-      for (;;) {
-        const found = bodies.find((body) => body.type === type);
-        if (found) return found;
-        await new Promise<void>((resolve) => arrived.push(resolve));
-      }
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 type Pause = Extract<RunEvent, { type: "loop_interrupt" }>;
 const pauseOf = (events: RunEvent[]) => events.find((event): event is Pause => event.type === "loop_interrupt")!;
@@ -88,7 +55,7 @@ describe("approvals that expire", { timeout: 60_000 }, () => {
   });
 
   it("answers an unapproved restart approval_expired with no client connected: nothing runs, the thread answers, a notice says so", async () => {
-    const receiver = await startReceiver();
+    const receiver = await startWebhookReceiver([200]);
     cleanup.push(receiver);
     const server = await startTestServer({
       config: CONFIG,

@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,39 +13,11 @@ import { ALERT_TOKEN, API_TOKENS, firingFixture, tempDirectory } from "../fixtur
 import { ApiClient } from "../fixtures/http.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptedCall } from "../fixtures/scripted-model.js";
 import { testTools } from "../fixtures/test-tools.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../fixtures/webhook-receiver.js";
 
 const PUBLIC_URL = "https://ops.example.com/";
 /** A GitHub token a tool hands back: the observation masks it, so no notice may carry it. */
 const CANARY = "ghp_Zq8mR2vT6yB1nK4wX9cL3pH7sD5fJ0aG2eUi";
-
-/** A receiver that records each POST and answers it as `answers` say, in order (the last repeats). */
-async function startReceiver(answers: Array<number | "hang">) {
-  const bodies: Array<Record<string, unknown>> = [];
-  const arrived: Array<() => void> = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      const answer = answers[Math.min(bodies.length, answers.length - 1)]!;
-      bodies.push(JSON.parse(raw) as Record<string, unknown>);
-      arrived.splice(0).forEach((resolve) => resolve());
-      if (answer !== "hang") res.writeHead(answer).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    bodies,
-    /** Resolves once `count` requests came in. */
-    async received(count: number): Promise<void> {
-      while (bodies.length < count) await new Promise<void>((resolve) => arrived.push(resolve));
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** Looks the service up (its config holds a token), proposes a risky write, then answers with what it found. */
 function investigate({ messages }: ScriptedCall) {
@@ -62,7 +32,7 @@ function investigate({ messages }: ScriptedCall) {
 
 describe("incident notices", { timeout: 30_000 }, () => {
   const directory = tempDirectory();
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
   let app: App;
   let intake: RunningIntake;
   let server: RunningServer;
@@ -74,7 +44,7 @@ describe("incident notices", { timeout: 30_000 }, () => {
 
   beforeAll(async () => {
     // The pause notice fails once and is retried; the answer's notice is held and never answered.
-    receiver = await startReceiver([500, 200, "hang"]);
+    receiver = await startWebhookReceiver([500, 200, "hang"]);
     const auth: ServerAuth = { tokens: loadEnv({ OPSPILOT_API_TOKENS: API_TOKENS }).OPSPILOT_API_TOKENS };
     const readConfig = defineTool({
       name: "read_config",

@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -12,6 +10,7 @@ import { ALERT_TOKEN, startAlertServer, tempDirectory, type AlertServer } from "
 import { pauseOf } from "../fixtures/mcp-app.js";
 import { monitoringBinariesPresent, startMonitoringStack, type MonitoringStack } from "../fixtures/monitoring-stack.js";
 import { freePort } from "../fixtures/ports.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../fixtures/webhook-receiver.js";
 
 /**
  * An incident silenced from its thread lives to its end on real components: Alertmanager sends no
@@ -48,32 +47,13 @@ async function poll<T>(
   }
 }
 
-/** A loopback receiver of incident notices: the JSON bodies it was sent, in order. */
-async function startReceiver() {
-  const bodies: Array<Record<string, unknown>> = [];
-  const server: Server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      bodies.push(JSON.parse(raw) as Record<string, unknown>);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notices`,
-    bodies,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
 describe.skipIf(!monitoringBinariesPresent)(
   "a silenced incident's end, with a real Prometheus and Alertmanager",
   () => {
     const directory = tempDirectory();
     let stack: MonitoringStack;
     let server: AlertServer;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let receiver: WebhookReceiver;
 
     const incidents = async () =>
       ((await (await server.operator.request("GET", "/api/incidents")).json()) as { incidents: IncidentView[] })
@@ -90,7 +70,7 @@ describe.skipIf(!monitoringBinariesPresent)(
 
     beforeAll(async () => {
       const port = await freePort();
-      receiver = await startReceiver();
+      receiver = await startWebhookReceiver();
       writeFileSync(join(directory.path, "alert-token"), ALERT_TOKEN);
       stack = await startMonitoringStack({
         rules: RULES,

@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,27 +8,9 @@ import { taintOf } from "../../src/graph/calls/taint.js";
 import type { IncidentRow } from "../../src/storage/types.js";
 import { tempDirectory } from "../fixtures/alert-server.js";
 import { answerMessage, callsMessage, ScriptedChatModel, type ScriptedCall } from "../fixtures/scripted-model.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../fixtures/webhook-receiver.js";
 
 const TITLE = "payment-service burned 40% of its error budget overnight";
-
-/** A receiver of the incident webhook that keeps each body. */
-async function startReceiver() {
-  const bodies: Array<Record<string, unknown>> = [];
-  const server: Server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      bodies.push(JSON.parse(raw) as Record<string, unknown>);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    bodies,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
 
 /**
  * The check's model: its first two runs find the budget burning and report it, the third finds all
@@ -70,12 +50,12 @@ async function until<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000):
 
 describe("a scheduled check whose finding opens an incident", { timeout: 60_000 }, () => {
   const directory = tempDirectory();
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
   let app: App;
   let model: ScriptedChatModel;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     model = new ScriptedChatModel({
       script: Array.from({ length: 40 }, () => checkModel()).map((_, __, all) => all[0]!),
     });

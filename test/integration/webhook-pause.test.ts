@@ -1,46 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
 import { startTestServer, type TestServer } from "../fixtures/http.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../fixtures/webhook-receiver.js";
 
 const RESTART = "restart payment service in staging";
 const PUBLIC_URL = "https://ops.example.com/";
 
-/** A webhook receiver on 127.0.0.1 that answers each POST with `answer` (in order; the last repeats). */
-async function startReceiver(answers: Array<number | "hang">) {
-  const bodies: unknown[] = [];
-  let attempts = 0;
-  const arrived: Array<() => void> = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    req.on("data", (part: Buffer) => (raw += part.toString("utf8")));
-    req.on("end", () => {
-      const answer = answers[Math.min(attempts, answers.length - 1)]!;
-      attempts += 1;
-      bodies.push({ contentType: req.headers["content-type"], body: JSON.parse(raw) as unknown });
-      arrived.splice(0).forEach((resolve) => resolve());
-      if (answer === "hang") return;
-      res.writeHead(answer, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    bodies,
-    attempts: () => attempts,
-    /** Resolves once `count` requests came in. */
-    async received(count: number): Promise<void> {
-      while (attempts < count) await new Promise<void>((resolve) => arrived.push(resolve));
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+type Receiver = WebhookReceiver;
 const cleanup: Array<TestServer | Receiver> = [];
 afterEach(async () => {
   for (const item of cleanup.splice(0).reverse()) await item.close();
@@ -73,11 +39,11 @@ const TEXT = (threadId: string) =>
 
 describe("pause notices to a webhook", { timeout: 30_000 }, () => {
   it("POSTs the pause as generic JSON: link, tools, masked args as events show them, reason, type and thread", async () => {
-    const receiver = await startReceiver([200]);
+    const receiver = await startWebhookReceiver([200]);
     cleanup.push(receiver);
     const { threadId, pause } = await pauseWith(receiver, "json");
     await receiver.received(1);
-    expect(receiver.bodies).toEqual([
+    expect(receiver.requests).toEqual([
       {
         contentType: "application/json",
         body: {
@@ -108,11 +74,11 @@ describe("pause notices to a webhook", { timeout: 30_000 }, () => {
     ["feishu", (text: string) => ({ msg_type: "text", content: { text } })],
     ["dingtalk", (text: string) => ({ msgtype: "text", text: { content: text } })],
   ] as const)("shapes the notice for a %s incoming webhook", async (format, shape) => {
-    const receiver = await startReceiver([200]);
+    const receiver = await startWebhookReceiver([200]);
     cleanup.push(receiver);
     const { threadId } = await pauseWith(receiver, format);
     await receiver.received(1);
-    const { body } = receiver.bodies[0] as { body: Record<string, unknown> };
+    const { body } = receiver.requests[0] as { body: Record<string, unknown> };
     const text = findText(body);
     expect(text).toMatch(TEXT(threadId));
     expect(body).toEqual(shape(text));
@@ -120,16 +86,16 @@ describe("pause notices to a webhook", { timeout: 30_000 }, () => {
   });
 
   it("retries a receiver that fails twice and delivers the notice on the third attempt", async () => {
-    const receiver = await startReceiver([500, 503, 200]);
+    const receiver = await startWebhookReceiver([500, 503, 200]);
     cleanup.push(receiver);
     const { pause } = await pauseWith(receiver, "json");
     await receiver.received(3);
-    const ids = receiver.bodies.map((entry) => (entry as { body: { interruptId: string } }).body.interruptId);
+    const ids = receiver.requests.map((entry) => (entry as { body: { interruptId: string } }).body.interruptId);
     expect(ids).toEqual([pause.interruptId, pause.interruptId, pause.interruptId]);
   });
 
   it("finishes the run while a receiver that never answers still holds the notice", async () => {
-    const receiver = await startReceiver(["hang"]);
+    const receiver = await startWebhookReceiver(["hang"]);
     cleanup.push(receiver);
     const { events } = await pauseWith(receiver, "json");
     // run_finished already came; the receiver got the notice and has not answered it.
