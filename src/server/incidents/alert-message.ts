@@ -1,5 +1,5 @@
-import { MAX_MESSAGE_CHARS } from "../../contracts/limits.js";
 import type { AlertDelivery } from "../../service/incidents/incidents.js";
+import { fitMessage } from "../../service/incidents/alert-delivery.js";
 import {
   firingFingerprints,
   ruleExpression,
@@ -47,7 +47,7 @@ function firingMessage(payload: AlertmanagerPayload): string {
     "Investigate: find the cause with the metrics, logs and runbooks, and say what should be done.",
   ];
   const text = lines.join("\n");
-  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS - 20)}\n[message cut]`;
+  return fitMessage(text);
 }
 
 /** An Alertmanager webhook body as an incident delivery. */

@@ -1,5 +1,5 @@
-import { MAX_MESSAGE_CHARS } from "../../contracts/limits.js";
 import type { AlertDelivery } from "../../service/incidents/incidents.js";
+import { fitMessage } from "../../service/incidents/alert-delivery.js";
 import type { PagerdutyEventKind, PagerdutyIncidentEvent } from "./pagerduty-payload.js";
 
 /** Longest incident title kept as the alert's name; the message carries the whole title. */
@@ -48,7 +48,7 @@ function firingMessage(event: PagerdutyIncidentEvent, kind: "triggered" | "reope
     "Investigate: find the cause with the metrics, logs and runbooks, and say what should be done.",
   ];
   const text = lines.join("\n");
-  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS - 20)}\n[message cut]`;
+  return fitMessage(text);
 }
 
 /** The note a resolution leaves in the thread. */
@@ -56,7 +56,7 @@ function resolvedMessage(event: PagerdutyIncidentEvent): string {
   const incident = event.data;
   const by = event.agent?.summary ? ` by ${event.agent.summary}` : "";
   const text = `PagerDuty reports incident ${incidentName(incident)} "${incident.title}" resolved${by} at ${event.occurred_at} (service ${serviceName(incident)}).`;
-  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS - 20)} [message cut]`;
+  return fitMessage(text, " ");
 }
 
 /**

@@ -1,3 +1,5 @@
+import { MAX_MESSAGE_CHARS } from "../../contracts/limits.js";
+
 /** One delivery of an alert group, already parsed from its source's format. */
 export interface AlertDelivery {
   source: string;
@@ -19,3 +21,8 @@ export interface AlertDelivery {
 
 /** What a delivery did. */
 export type DeliveryOutcome = "opened" | "follow_up" | "resolved" | "unchanged";
+
+/** An incident message within the length a run accepts: cut, with `[message cut]` after `joiner`, when longer. */
+export function fitMessage(text: string, joiner: "\n" | " " = "\n"): string {
+  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS - 20)}${joiner}[message cut]`;
+}

@@ -1,11 +1,10 @@
 import type { ScheduleConfig } from "../../config/schedules-schema.js";
-import { MAX_MESSAGE_CHARS } from "../../contracts/limits.js";
 import { ToolError } from "../../contracts/errors.js";
 import type { RunUser } from "../../contracts/user.js";
 import type { Storage } from "../../storage/types.js";
 import type { Finding, FindingReport } from "../../tools/report-finding.js";
 import type { ToolContext } from "../../tools/types.js";
-import type { AlertDelivery } from "../incidents/alert-delivery.js";
+import { fitMessage, type AlertDelivery } from "../incidents/alert-delivery.js";
 import type { Incidents } from "../incidents/incidents.js";
 import { threadLink } from "../notices/pause-webhook-body.js";
 import { localDueTime, scheduleRunOf } from "./schedule-thread.js";
@@ -43,7 +42,8 @@ export interface ScheduleFindings {
 export function createScheduleFindings(options: ScheduleFindingsOptions): ScheduleFindings {
   const opening = new Map(options.schedules.filter((schedule) => schedule.incident).map((s) => [s.name, s]));
 
-  function delivery(schedule: ScheduleConfig, dueAt: number, threadId: string, status: AlertDelivery["status"]) {
+  /** What each delivery of the schedule's group carries, stamped now. */
+  function delivery(schedule: ScheduleConfig, status: AlertDelivery["status"]) {
     const now = new Date().toISOString();
     return {
       source: SCHEDULE_SOURCE,
@@ -53,7 +53,13 @@ export function createScheduleFindings(options: ScheduleFindingsOptions): Schedu
       startsAt: now,
       occurredAt: now,
       fingerprints: status === "firing" ? [`${SCHEDULE_SOURCE}:${schedule.name}`] : [],
-      due: `${localDueTime(dueAt, schedule.timezone)}`,
+    };
+  }
+
+  /** The run a message names: its due time as the schedule's zone reads it, and its thread with the link. */
+  function runWords(schedule: ScheduleConfig, dueAt: number, threadId: string) {
+    return {
+      due: localDueTime(dueAt, schedule.timezone),
       check: `${threadId} (${threadLink(options.publicUrl, threadId)})`,
     };
   }
@@ -67,7 +73,8 @@ export function createScheduleFindings(options: ScheduleFindingsOptions): Schedu
           "permission_denied",
           "report_finding works only in the run of a schedule that opens incidents; answer the user instead.",
         );
-      const { due, check, ...base } = delivery(schedule, run.dueAt, ctx.threadId, "firing");
+      const { due, check } = runWords(schedule, run.dueAt, ctx.threadId);
+      const base = delivery(schedule, "firing");
       const message = [
         `Scheduled check ${schedule.name} (due ${due}) reported a finding: ${finding.title}`,
         `Severity: ${finding.severity}`,
@@ -80,8 +87,7 @@ export function createScheduleFindings(options: ScheduleFindingsOptions): Schedu
         alertname: finding.title,
         severity: finding.severity,
         labels: { ...base.labels, severity: finding.severity },
-        message:
-          message.length <= MAX_MESSAGE_CHARS ? message : `${message.slice(0, MAX_MESSAGE_CHARS - 20)}\n[message cut]`,
+        message: fitMessage(message),
       });
       return { incidentId, outcome: outcome === "opened" ? "opened" : "already_open" };
     },
@@ -90,9 +96,9 @@ export function createScheduleFindings(options: ScheduleFindingsOptions): Schedu
       if (!opening.has(schedule.name)) return undefined;
       const { incident } = await options.storage.incidents.latestIncident(SCHEDULE_SOURCE, schedule.name);
       if (incident?.status !== "firing") return undefined;
-      const { due, check, ...base } = delivery(schedule, dueAt, threadId, "resolved");
+      const { due, check } = runWords(schedule, dueAt, threadId);
       const { incidentId, outcome } = await options.incidents.deliver({
-        ...base,
+        ...delivery(schedule, "resolved"),
         alertname: incident.alertname,
         ...(incident.severity ? { severity: incident.severity } : {}),
         message: `Scheduled check ${schedule.name} (due ${due}) answered without a finding: the incident is resolved. Its thread: ${check}`,
