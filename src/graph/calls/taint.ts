@@ -22,13 +22,17 @@ const MIN_COPIED = 12;
 /** Occurrences of a run's first characters followed per result, so one common phrase cannot make the scan slow. */
 const MAX_OCCURRENCES = 32;
 
+/** Whether a message is a tool result that carries content from its tool (not the loop's own refusal). */
+function isReadResult(message: BaseMessage): message is ToolMessage {
+  return (
+    ToolMessage.isInstance(message) &&
+    carriesToolContent(((message.artifact ?? {}) as Partial<ObservationMeta>).errorCode)
+  );
+}
+
 /** Tool results of the thread that carry content from their tool, with the tool's name. */
 function readResults(messages: readonly BaseMessage[]): ToolMessage[] {
-  return messages.filter(
-    (message): message is ToolMessage =>
-      ToolMessage.isInstance(message) &&
-      carriesToolContent(((message.artifact ?? {}) as Partial<ObservationMeta>).errorCode),
-  );
+  return messages.filter(isReadResult);
 }
 
 /** Whether a message is a person's words: a human message opspilot did not deliver from an incident's source. */
@@ -46,7 +50,7 @@ function delivered(messages: readonly BaseMessage[]): HumanMessage[] {
 /** The untrusted source a message brings into the thread, or undefined for a person's words, a trusted result or a call. */
 function untrustedSource(message: BaseMessage, registry: ToolRegistry): string | undefined {
   if (HumanMessage.isInstance(message)) return personal(message) ? undefined : DELIVERED_MESSAGE_SOURCE;
-  if (readResults([message]).length === 0) return undefined;
+  if (!isReadResult(message)) return undefined;
   const tool = message.name ?? "";
   return registry.get(tool)?.trusted === true ? undefined : tool;
 }
