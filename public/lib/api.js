@@ -59,7 +59,7 @@ export async function getThread(threadId) {
 
 /** The caller's threads: those waiting for them first, then the most recent. */
 export async function listThreads() {
-  return (await (await request("/api/threads?mine=1")).json()).threads;
+  return (await (await request("/api/threads?mine=1&shared=1")).json()).threads;
 }
 
 /** The incidents the caller's team follows (operators and admins; others get a 403), firing first, then the newest. */

@@ -1,4 +1,5 @@
-// The thread list: the user's own conversations, those waiting for them first (`GET /api/threads?mine=1`).
+// The thread list: the user's own conversations and, for an operator or admin, the on-call team's (incidents,
+// scheduled checks), those waiting first (`GET /api/threads?mine=1&shared=1`).
 import * as api from "../lib/api.js";
 import { coalesced, h } from "../lib/dom.js";
 import { currentLanguage, t } from "../lib/i18n.js";

@@ -35,10 +35,10 @@ export function threadRoutes({ runtime, logger, keepAliveMs = 15_000 }: ThreadRo
     return c.json({ threadId }, 201);
   });
 
-  // Only the caller's own threads, whatever their role: `mine=1` says so, and is the only list there is.
+  // The caller's own threads (`mine=1`); with `shared=1`, an operator's or admin's list adds the on-call team's.
   routes.get("/", async (c) => {
-    const { limit } = readThreadListQuery(c);
-    return c.json({ threads: await runtime.listThreads(c.get("user"), { limit }) });
+    const { limit, shared } = readThreadListQuery(c);
+    return c.json({ threads: await runtime.listThreads(c.get("user"), { limit, shared }) });
   });
 
   routes.get("/:threadId", async (c) => {
@@ -101,11 +101,16 @@ function withStrategyHint(error: unknown): never {
 
 const LIMIT_ERROR = { error: `must be an integer from 1 to ${MAX_THREAD_LIST_LIMIT}` };
 
-/** Query of `GET /api/threads`: `mine` (`1` or `true`, or absent) and `limit`; nothing else. */
+/** Query of `GET /api/threads`: `mine` (`1` or `true`, or absent), `shared` (the same) and `limit`; nothing else. */
 const ThreadListQuerySchema = z
   .object({
     mine: z
       .enum(["1", "true"], { error: 'must be "1" or "true" (the list only ever holds your own threads)' })
+      .optional(),
+    shared: z
+      .enum(["1", "true"], {
+        error: 'must be "1" or "true" (adds the on-call team\'s threads for an operator or admin)',
+      })
       .optional(),
     limit: z.coerce
       .number(LIMIT_ERROR)
@@ -117,7 +122,7 @@ const ThreadListQuerySchema = z
   .strict();
 
 /** Reads the thread list's query; anything else, or a bad value, is a 400 `invalid_request`. */
-function readThreadListQuery(c: Context<AppEnv>): { limit: number } {
+function readThreadListQuery(c: Context<AppEnv>): { limit: number; shared: boolean } {
   const query = c.req.queries();
   const single: Record<string, string | undefined> = {};
   for (const [key, values] of Object.entries(query)) {
@@ -126,5 +131,5 @@ function readThreadListQuery(c: Context<AppEnv>): { limit: number } {
   }
   const parsed = ThreadListQuerySchema.safeParse(single);
   if (!parsed.success) throw new RequestError(400, "invalid_request", formatZodIssues(parsed.error));
-  return { limit: parsed.data.limit };
+  return { limit: parsed.data.limit, shared: parsed.data.shared !== undefined };
 }

@@ -192,7 +192,12 @@ describe.skipIf(!hasChromium)("incidents on the page", () => {
     expect(await page.locator("#incidents-error").isHidden()).toBe(true);
     expect(await lowContrast(page)).toEqual({ checked: 14, failing: [] });
 
-    await page.getByRole("link", { name: /PaymentHighErrorRate/ }).click();
+    // The incident's thread is the on-call team's: an operator's thread list shows it too, waiting for them.
+    await page.locator(`#thread-list a[href="/?thread=${firingThread}"]`).waitFor();
+    await page
+      .locator("#incident-list")
+      .getByRole("link", { name: /PaymentHighErrorRate/ })
+      .click();
     await page.locator("form.pause").waitFor();
     expect(new URL(page.url()).searchParams.get("thread")).toBe(firingThread);
     expect(await page.locator(".bubble.user").first().textContent()).toContain(

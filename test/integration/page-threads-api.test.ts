@@ -117,6 +117,8 @@ function threadListSuite(open: (model: ScriptedChatModel) => Promise<App>) {
     const bobs = (await get("?mine=1", "bob-token-00001")).body.threads as Listed[];
     expect(bobs.map((thread) => [thread.threadId, thread.title])).toEqual([[ids.bobs, "bob asks"]]);
     expect((await get("?mine=1", "root-token-0001")).body).toEqual({ threads: [] });
+    // The team's threads are the alert user's, not another person's: asking for them adds none of bob's.
+    expect((await get("?mine=1&shared=1", "root-token-0001")).body).toEqual({ threads: [] });
     const anonymous = await http.request("/api/threads?mine=1");
     expect(anonymous.status).toBe(401);
   });
@@ -135,6 +137,7 @@ function threadListSuite(open: (model: ScriptedChatModel) => Promise<App>) {
         "?limit=100000",
         "?mine=1&mine=1",
         "?owner=bob",
+        "?shared=no",
       ].map(async (query) => [query, await get(query)] as const),
     );
     for (const [query, { status, body }] of refusals) {
@@ -146,6 +149,7 @@ function threadListSuite(open: (model: ScriptedChatModel) => Promise<App>) {
     expect(message("?mine=0")).toMatch(/^mine: must be "1" or "true"/);
     expect(message("?limit=0")).toMatch(/^limit: must be an integer from 1 to 200/);
     expect(message("?owner=bob")).toMatch(/owner/);
+    expect(message("?shared=no")).toMatch(/^shared: must be "1" or "true"/);
     expect(message("?mine=1&mine=1")).toMatch(/^mine: give it at most once/);
   });
 }

@@ -126,4 +126,20 @@ describe("a scheduled check whose finding opens an incident", { timeout: 60_000 
       summary: `${TITLE} resolved: the next run of the scheduled check budget answered without a finding.`,
     });
   });
+
+  it("lists the checks' and the incident's threads for an operator who asks for the team's, and not for a viewer", async () => {
+    const incident = await until(latest);
+    const listed = (user: { id: string; role: "viewer" | "operator" | "admin" }) =>
+      app.runtime.listThreads(user, { limit: 200, shared: true }).then((items) => items.map((item) => item.threadId));
+    const operator = await listed({ id: "olga", role: "operator" });
+    expect(operator).toContain(incident.threadId);
+    expect(operator.filter((threadId) => /^schedule-budget-\d+$/.test(threadId)).length).toBeGreaterThanOrEqual(3);
+    const check = (await app.runtime.listThreads({ id: "olga", role: "operator" }, { limit: 200, shared: true })).find(
+      (item) => item.threadId.startsWith("schedule-budget-"),
+    );
+    expect(check?.title).toMatch(/^Scheduled check budget, due \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: check payment/);
+    expect(await listed({ id: "vic", role: "viewer" })).toEqual([]);
+    // Without asking, a list holds the user's own threads only.
+    expect(await app.runtime.listThreads({ id: "olga", role: "operator" }, { limit: 200 })).toEqual([]);
+  });
 });

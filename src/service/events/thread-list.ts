@@ -5,6 +5,7 @@ import type { Storage } from "../../storage/types.js";
 import type { RunUser } from "../../contracts/user.js";
 import type { ThreadListItem } from "../runtime/runtime.js";
 import { readThread } from "../runtime/read-thread.js";
+import { answersPauses } from "../runtime/thread-access.js";
 
 /** Longest title the thread list shows, in characters (the ellipsis included). */
 export const TITLE_MAX_CHARS = 80;
@@ -26,17 +27,35 @@ export function threadTitle(message: string): string {
 }
 
 /**
- * The user's threads, waiting ones first, then the most recently active (design §6). A
- * thread written before titles were kept gets its title from its checkpoint once, here.
+ * The threads the user may open from the list: their own and, when asked, for an operator or admin,
+ * those of `sharedOwners` (incidents' and scheduled checks' threads), waiting ones first, then the most
+ * recently active (design §6). A thread written before titles were kept gets its title from its
+ * checkpoint once, here.
  */
 export async function listThreads(options: {
   storage: Storage;
   graph: OpsPilotGraph;
   user: RunUser;
   limit: number;
+  /** Owners whose threads every operator and admin shares (the alert user), when the list should hold them. */
+  sharedOwners?: readonly string[];
 }): Promise<ThreadListItem[]> {
-  const { storage, graph } = options;
-  const rows = await storage.listThreads(options.user.id, options.limit);
+  const { storage, graph, user, limit } = options;
+  const owners = new Set([user.id, ...(answersPauses(user) ? (options.sharedOwners ?? []) : [])]);
+  const lists = await Promise.all([...owners].map((owner) => storage.listThreads(owner, limit)));
+  // Each owner's list comes in the storage's order; several are merged by the same keys.
+  const rows =
+    lists.length === 1
+      ? lists[0]!
+      : lists
+          .flat()
+          .sort(
+            (x, y) =>
+              Number(y.waiting) - Number(x.waiting) ||
+              y.updatedAt - x.updatedAt ||
+              x.threadId.localeCompare(y.threadId),
+          )
+          .slice(0, limit);
   return Promise.all(
     rows.map(async (row): Promise<ThreadListItem> => {
       let title = row.title;

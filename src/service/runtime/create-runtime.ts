@@ -159,7 +159,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return queued.length > 0 ? { ...view, queued } : view;
     },
 
-    listThreads: (user, { limit }) => listThreads({ storage, graph, user, limit }),
+    listThreads: (user, { limit, shared }) =>
+      listThreads({ storage, graph, user, limit, sharedOwners: shared ? deps.sharedOwners : undefined }),
 
     async getResult(threadId, user, callId) {
       await checkOwner(threadId, user, "answer");

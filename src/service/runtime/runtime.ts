@@ -165,7 +165,7 @@ export interface Runtime {
   /** The thread's status, messages and pending pause. */
   getThread(threadId: string, user: RunUser): Promise<ThreadView>;
   /** The caller's own threads: those waiting for them first, then the most recently active; at most `limit`. */
-  listThreads(user: RunUser, options: { limit: number }): Promise<ThreadListItem[]>;
+  listThreads(user: RunUser, options: { limit: number; shared?: boolean }): Promise<ThreadListItem[]>;
   /** The full result of one call (masked, not cut), or undefined when none was kept. */
   getResult(
     threadId: string,

@@ -34,7 +34,8 @@ export interface ThreadAccessDeps {
   sharedOwners?: readonly string[];
 }
 
-const answersPauses = (user: RunUser) => user.role === "operator" || user.role === "admin";
+/** Whether the user shares the threads of `sharedOwners` (and may approve four-eyes calls): operators and admins. */
+export const answersPauses = (user: RunUser): boolean => user.role === "operator" || user.role === "admin";
 
 /**
  * A thread is its owner's. Operators and admins share the threads of `sharedOwners`. And a pause
